@@ -1,0 +1,52 @@
+# crdlab — run `make help` for the targets.
+
+GO       ?= go
+BIN      ?= bin/crdlab
+# Debian's kubectl, the independent client the tests prove compatibility with.
+KUBECTL  ?= kubectl
+
+.DEFAULT_GOAL := help
+
+##@ General
+
+.PHONY: help
+help: ## Show this help.
+	@awk 'BEGIN {FS = ":.*##"; printf "Usage: make <target>\n"} \
+		/^[a-zA-Z_0-9-]+:.*?##/ { printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2 } \
+		/^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) }' $(MAKEFILE_LIST)
+
+##@ Build and run
+
+.PHONY: build
+build: ## Build bin/crdlab.
+	$(GO) build -o $(BIN) ./cmd/crdlab
+
+.PHONY: run
+run: build ## Build, then start a lab in the foreground (crdlab up).
+	$(BIN) up
+
+##@ Development
+
+.PHONY: fmt
+fmt: ## Format the code.
+	gofmt -l -w cmd lab
+
+.PHONY: vet
+vet: ## Run go vet.
+	$(GO) vet ./...
+
+.PHONY: test-deps
+test-deps: ## Install what the tests need: Debian's kubectl.
+	@command -v $(KUBECTL) >/dev/null 2>&1 || { \
+		echo "installing Debian's kubectl"; \
+		apt-get update -qq && (apt-get install -y -qq kubectl || apt-get install -y -qq kubernetes-client); }
+
+.PHONY: test
+test: test-deps ## Run every test: unit, integration (real apiserver) and CLI.
+	test -z "$$(gofmt -l cmd lab)" || { gofmt -l cmd lab; exit 1; }
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 30m ./...
+
+.PHONY: bench
+bench: ## Benchmarks: boot time of crdlab against plain envtest, RSS of the tree.
+	$(GO) test -run '^$$' -bench . -benchtime 5x -timeout 30m ./lab/

@@ -1,0 +1,48 @@
+// Command crdlab runs a local, simulated Kubernetes control plane for
+// learning and testing CustomResourceDefinitions and their controllers.
+//
+// It is a multi-call binary: run under the name etcd, kube-apiserver,
+// kube-controller-manager, kube-scheduler or kubectl (through a link), it is
+// that component; see package lab.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+// run executes the command line args and returns the exit code.
+func run(args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cmd := newRootCommand()
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(ctx)
+	var code exitCode
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &code):
+		return int(code)
+	default:
+		fmt.Fprintln(cmd.ErrOrStderr(), "Error:", err)
+		return 1
+	}
+}
+
+// exitCode is an error that carries only an exit status: the command already
+// said what it had to.
+type exitCode int
+
+func (c exitCode) Error() string { return "exit status " + strconv.Itoa(int(c)) }
+
+func itoa(i int) string { return strconv.Itoa(i) }

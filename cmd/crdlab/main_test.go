@@ -1,0 +1,228 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/crdlab/crdlab/lab"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// asMainEnv makes the test binary run crdlab's main: the CLI tests run the
+// test binary as crdlab (and, through lab's links, as etcd and
+// kube-apiserver), so no separate build is needed.
+const asMainEnv = "CRDLAB_TEST_AS_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(asMainEnv) == "1" {
+		os.Exit(run(os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// cli runs crdlab commands against one state dir.
+type cli struct {
+	t        *testing.T
+	stateDir string
+}
+
+func newCLI(t *testing.T) *cli {
+	t.Helper()
+	c := &cli{t: t, stateDir: t.TempDir()}
+	t.Cleanup(func() {
+		// Whatever a test left running stops with it.
+		if st, err := lab.StateDir(c.stateDir).Status(); err == nil {
+			_ = syscall.Kill(st.PID, syscall.SIGKILL)
+		}
+	})
+	return c
+}
+
+func (c *cli) command(args ...string) *exec.Cmd {
+	self, err := os.Executable()
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	cmd := exec.Command(self, args...)
+	cmd.Env = append(os.Environ(), asMainEnv+"=1", "CRDLAB_STATE_DIR="+c.stateDir)
+	return cmd
+}
+
+// run runs crdlab and returns its combined output and exit code.
+func (c *cli) run(args ...string) (string, int) {
+	c.t.Helper()
+	var out bytes.Buffer
+	cmd := c.command(args...)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		c.t.Fatalf("crdlab %s: %v", strings.Join(args, " "), err)
+	}
+	return out.String(), code
+}
+
+// mustRun runs crdlab and fails the test unless it exits 0.
+func (c *cli) mustRun(args ...string) string {
+	c.t.Helper()
+	out, code := c.run(args...)
+	if code != 0 {
+		c.t.Fatalf("crdlab %s: exit %d\n%s", strings.Join(args, " "), code, out)
+	}
+	return out
+}
+
+// kubectl runs Debian's kubectl (not crdlab's) against the lab.
+func (c *cli) kubectl(stdin string, args ...string) string {
+	c.t.Helper()
+	path, err := exec.LookPath("kubectl")
+	if err != nil {
+		c.t.Fatalf("Debian's kubectl is not installed (make test-deps installs it): %v", err)
+	}
+	cmd := exec.Command(path, args...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+lab.StateDir(c.stateDir).Kubeconfig())
+	cmd.Stdin = strings.NewReader(stdin)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		c.t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// labTree returns the processes of the running lab.
+func (c *cli) labTree() []lab.Process {
+	c.t.Helper()
+	st, err := lab.StateDir(c.stateDir).Status()
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	tree, err := lab.Tree(st.PID)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return tree
+}
+
+// processes lists the live processes started for this test's state dir: all
+// of them, down to etcd and kube-apiserver, inherit its environment.
+func (c *cli) processes() []string {
+	marker := []byte("CRDLAB_STATE_DIR=" + c.stateDir + "\x00")
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	var found []string
+	for _, dir := range dirs {
+		env, err := os.ReadFile(filepath.Join(dir, "environ"))
+		if err != nil || !bytes.Contains(env, marker) {
+			continue
+		}
+		pid, _ := strconv.Atoi(filepath.Base(dir))
+		if pid != os.Getpid() && alive(pid) {
+			found = append(found, filepath.Base(dir))
+		}
+	}
+	return found
+}
+
+// alive reports whether pid is a live (not zombie) process.
+func alive(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// The state follows the parenthesised command name.
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && i+2 < len(s) && s[i+2] != 'Z'
+}
+
+// expectGone fails when any of procs still runs after wait.
+func expectGone(t *testing.T, procs []lab.Process, wait time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for {
+		var left []string
+		for _, p := range procs {
+			if alive(p.PID) {
+				left = append(left, fmt.Sprintf("%s (pid %d)", p.Name, p.PID))
+			}
+		}
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("still running %s later: %s", wait, strings.Join(left, ", "))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// waitForLine reads r until a line containing want, or fails after timeout.
+func waitForLine(t *testing.T, r io.Reader, want string, timeout time.Duration) {
+	t.Helper()
+	found := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), want) {
+				close(found)
+				_, _ = io.Copy(io.Discard, r)
+				return
+			}
+		}
+	}()
+	select {
+	case <-found:
+	case <-time.After(timeout):
+		t.Fatalf("no line %q within %s", want, timeout)
+	}
+}
+
+func goldenCompare(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/crdlab -run %s -update to create it)", err, t.Name())
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from %s (rerun with -update if intended):\n%s", t.Name(), path, lineDiff(string(want), got))
+	}
+}
+
+// lineDiff shows the lines of want and got that differ.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			fmt.Fprintf(&b, "line %d:\n  want: %q\n  got:  %q\n", i+1, wl, gl)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+
+	"github.com/go-logr/logr"
+	"github.com/spf13/cobra"
+	"k8s.io/klog/v2"
+
+	"github.com/crdlab/crdlab/lab"
+)
+
+// globalFlags are the flags every command has.
+type globalFlags struct {
+	stateDir  string
+	verbosity int
+}
+
+func (g *globalFlags) state() lab.StateDir { return lab.StateDir(g.stateDir) }
+
+// logger returns the diagnostics logger: klog, quiet unless -v is given.
+func (g *globalFlags) logger() logr.Logger {
+	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(fs)
+	_ = fs.Set("v", itoa(g.verbosity))
+	return klog.Background()
+}
+
+func defaultStateDir() string {
+	if dir := os.Getenv("CRDLAB_STATE_DIR"); dir != "" {
+		return dir
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ".crdlab"
+	}
+	return filepath.Join(home, ".crdlab")
+}
+
+func newRootCommand() *cobra.Command {
+	g := &globalFlags{}
+	cmd := &cobra.Command{
+		Use:   "crdlab",
+		Short: "A local Kubernetes control plane for learning and testing CRDs and controllers",
+		Long: `crdlab runs a real etcd and a real kube-apiserver on this machine, from this
+one binary, with nothing downloaded and no containers, so that you can
+learn how CustomResourceDefinitions and the controllers behind them work,
+and test your own.
+
+Start with 'crdlab up', then use kubectl against the printed kubeconfig.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	cmd.PersistentFlags().StringVar(&g.stateDir, "state-dir", defaultStateDir(),
+		"folder of the lab's kubeconfig, status, pid file and logs (env CRDLAB_STATE_DIR)")
+	cmd.PersistentFlags().IntVarP(&g.verbosity, "verbose", "v", 0, "diagnostics verbosity (0: quiet, 1: more)")
+	cmd.AddCommand(
+		newUpCommand(g),
+		newDownCommand(g),
+		newStatusCommand(g),
+		newKubectlCommand(g),
+		newVersionCommand(),
+	)
+	return cmd
+}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/crdlab/crdlab/lab"
+	"github.com/crdlab/crdlab/lab/timeline"
+)
+
+// detachedEnv marks the background process that 'crdlab up -d' starts.
+const detachedEnv = "CRDLAB_DETACHED"
+
+type upFlags struct {
+	*globalFlags
+	detach    bool
+	dataDir   string
+	port      int
+	assetsDir string
+	timeout   time.Duration
+}
+
+func newUpCommand(g *globalFlags) *cobra.Command {
+	f := &upFlags{globalFlags: g}
+	cmd := &cobra.Command{
+		Use:   "up",
+		Short: "Start a lab: etcd and kube-apiserver on 127.0.0.1",
+		Long: `Start a lab: a real etcd and a real kube-apiserver on 127.0.0.1, run from
+this binary through controller-runtime's envtest.
+
+When the apiserver is ready, the admin kubeconfig is written to
+<state-dir>/kubeconfig and up stays in the foreground, showing what happens
+in the cluster, until Ctrl-C. With -d it returns once the lab is ready and
+leaves it running in the background; 'crdlab down' stops it.
+
+etcd's data is removed when the lab stops, unless --data-dir names a
+folder to keep it in: a lab started again on it has every object it had.`,
+		Example: `  crdlab up
+  crdlab up -d && export KUBECONFIG=~/.crdlab/kubeconfig
+  crdlab up --data-dir ~/.crdlab-data --port 6443`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.detach {
+				return runDetached(cmd.Context(), cmd.OutOrStdout(), f)
+			}
+			return runUp(cmd.Context(), cmd.OutOrStdout(), f)
+		},
+	}
+	cmd.Flags().BoolVarP(&f.detach, "detach", "d", false, "return once the lab is ready, leaving it running in the background")
+	cmd.Flags().StringVar(&f.dataDir, "data-dir", "", "folder that keeps etcd's data across runs (default: ephemeral)")
+	cmd.Flags().IntVar(&f.port, "port", 0, "kube-apiserver secure port on 127.0.0.1 (default: a free port)")
+	cmd.Flags().StringVar(&f.assetsDir, "binary-assets-dir", "",
+		"folder with etcd and kube-apiserver binaries to run instead of the built-in ones (default: $KUBEBUILDER_ASSETS if set)")
+	cmd.Flags().DurationVar(&f.timeout, "timeout", time.Minute, "how long each component may take to start")
+	return cmd
+}
+
+// validate checks flag values before anything starts.
+func (f *upFlags) validate() error {
+	if f.port < 0 || f.port > 65535 {
+		return fmt.Errorf("--port %d: must be between 1 and 65535", f.port)
+	}
+	if f.timeout <= 0 {
+		return fmt.Errorf("--timeout %s: must be positive", f.timeout)
+	}
+	if f.assetsDir != "" {
+		if fi, err := os.Stat(f.assetsDir); err != nil || !fi.IsDir() {
+			return fmt.Errorf("--binary-assets-dir %s: not a folder", f.assetsDir)
+		}
+	}
+	return nil
+}
+
+// runUp runs a lab in this process until ctx is done.
+func runUp(ctx context.Context, out io.Writer, f *upFlags) error {
+	if err := f.validate(); err != nil {
+		return err
+	}
+	sd := f.state()
+	unlock, err := sd.Lock()
+	if err != nil {
+		return fmt.Errorf("--state-dir: %w", err)
+	}
+	defer unlock()
+
+	started := time.Now()
+	progress := func(phase string) { fmt.Fprintf(out, "%6.2fs  %s\n", time.Since(started).Seconds(), phase) }
+	l, err := lab.Start(ctx, lab.Options{
+		WorkDir:               string(sd),
+		DataDir:               f.dataDir,
+		Port:                  f.port,
+		BinaryAssetsDirectory: f.assetsDir,
+		StartTimeout:          f.timeout,
+		Logger:                f.logger(),
+		Progress:              progress,
+	})
+	if err != nil {
+		return flagError(err)
+	}
+	defer sd.ClearStatus()
+	defer func() {
+		fmt.Fprintln(out, "stopping the lab")
+		if err := l.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "Error:", err)
+		}
+	}()
+
+	st := lab.Status{
+		PID:        os.Getpid(),
+		Endpoint:   l.Endpoint(),
+		Kubeconfig: sd.Kubeconfig(),
+		DataDir:    f.dataDir,
+		StartedAt:  started,
+		ReadyAt:    time.Now(),
+	}
+	if err := sd.WriteStatus(st, l.Kubeconfig()); err != nil {
+		return err
+	}
+	progress("lab ready")
+	printUsage(out, &st)
+
+	if os.Getenv(detachedEnv) != "" {
+		<-ctx.Done()
+		return nil
+	}
+	fmt.Fprintln(out, "\nWatching the cluster (Ctrl-C stops the lab):")
+	return timeline.Watch(ctx, l.RESTConfig(), timeline.NewPrinter(out))
+}
+
+// flagError names the flag behind a start error a user can fix.
+func flagError(err error) error {
+	switch {
+	case errors.Is(err, lab.ErrPortInUse):
+		return fmt.Errorf("--port: %w", err)
+	}
+	return err
+}
+
+func printUsage(out io.Writer, st *lab.Status) {
+	fmt.Fprintf(out, `
+The lab's kube-apiserver is at %s.
+Use it with any kubectl:
+
+  export KUBECONFIG=%s
+  kubectl get namespaces
+
+or with the kubectl built into crdlab:
+
+  crdlab kubectl get namespaces
+`, st.Endpoint, st.Kubeconfig)
+}

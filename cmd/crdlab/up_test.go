@@ -1,0 +1,187 @@
+package main
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+const crdYAML = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: users.auth.ilinux.io
+spec:
+  group: auth.ilinux.io
+  names: {kind: User, plural: users, singular: user, shortNames: [u]}
+  scope: Namespaced
+  versions:
+  - name: v1beta1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              userID: {type: integer, minimum: 1, maximum: 65535}
+`
+
+const crYAML = `apiVersion: auth.ilinux.io/v1beta1
+kind: User
+metadata: {name: admin, namespace: default}
+spec: {userID: 1}
+`
+
+// A detached lab serves Debian's kubectl and crdlab's own, and down leaves
+// no process behind.
+func TestUpDetachedServesKubectlAndDownStopsAll(t *testing.T) {
+	c := newCLI(t)
+	out := c.mustRun("up", "-d")
+	for _, want := range []string{"lab ready", "export KUBECONFIG=" + filepath.Join(c.stateDir, "kubeconfig"), "crdlab down"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("up -d output lacks %q:\n%s", want, out)
+		}
+	}
+	fi, err := os.Stat(filepath.Join(c.stateDir, "kubeconfig"))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("kubeconfig: %v, mode %v; want mode 0600", err, fi)
+	}
+	tree := c.labTree()
+	names := map[string]bool{}
+	for _, p := range tree {
+		names[p.Name] = true
+	}
+	if !names["etcd"] || !names["kube-apiserver"] {
+		t.Fatalf("lab tree %+v lacks etcd or kube-apiserver", tree)
+	}
+
+	if out := c.mustRun("status"); !strings.Contains(out, "running") || !strings.Contains(out, "https://127.0.0.1:") {
+		t.Errorf("status:\n%s", out)
+	}
+	if out := c.kubectl("", "get", "ns"); !strings.Contains(out, "kube-system") {
+		t.Errorf("kubectl get ns:\n%s", out)
+	}
+	c.kubectl(crdYAML, "apply", "-f", "-")
+	c.kubectl("", "wait", "--for=condition=Established", "crd/users.auth.ilinux.io", "--timeout=30s")
+	c.kubectl(crYAML, "apply", "-f", "-")
+	if out := c.kubectl("", "get", "u", "admin", "-o", "jsonpath={.spec.userID}"); out != "1" {
+		t.Errorf("kubectl get u admin: %q, want userID 1", out)
+	}
+	if out := c.mustRun("kubectl", "get", "ns", "default"); !strings.Contains(out, "Active") {
+		t.Errorf("crdlab kubectl get ns default:\n%s", out)
+	}
+
+	out, code := c.run("up", "-d")
+	if code == 0 || !strings.Contains(out, "already running") || !strings.Contains(out, c.stateDir) {
+		t.Errorf("second up: exit %d, want an error naming the running lab and state dir:\n%s", code, out)
+	}
+
+	if out := c.mustRun("down"); !strings.Contains(out, "lab stopped") {
+		t.Errorf("down:\n%s", out)
+	}
+	expectGone(t, tree, 0)
+	if left := c.processes(); len(left) != 0 {
+		t.Errorf("processes left after down: %v", left)
+	}
+	if _, err := os.Stat(filepath.Join(c.stateDir, "kubeconfig")); !os.IsNotExist(err) {
+		t.Errorf("kubeconfig of a stopped lab still there: %v", err)
+	}
+	if out, code := c.run("status"); code != 3 || !strings.Contains(out, "no lab is running") {
+		t.Errorf("status after down: exit %d\n%s", code, out)
+	}
+}
+
+// kill -9 of a foreground 'crdlab up' leaves no child alive 5 s later.
+func TestKillNineOfUpLeavesNoChildren(t *testing.T) {
+	c := newCLI(t)
+	cmd := c.command("up")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitForLine(t, stdout, "lab ready", 2*time.Minute)
+	tree := c.labTree()
+	if len(tree) < 3 {
+		t.Fatalf("lab tree %+v: want crdlab, etcd and kube-apiserver", tree)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	expectGone(t, tree, 5*time.Second)
+	if left := c.processes(); len(left) != 0 {
+		t.Errorf("processes left 5s after kill -9: %v", left)
+	}
+}
+
+// With --data-dir, objects created before down are there after the next up.
+func TestDataDirKeepsObjectsAcrossUpDown(t *testing.T) {
+	c := newCLI(t)
+	data := filepath.Join(t.TempDir(), "data")
+	c.mustRun("up", "-d", "--data-dir", data)
+	c.kubectl("", "create", "configmap", "kept", "--from-literal=answer=42")
+	c.mustRun("down")
+	c.mustRun("up", "-d", "--data-dir", data)
+	if out := c.kubectl("", "get", "configmap", "kept", "-o", "jsonpath={.data.answer}"); out != "42" {
+		t.Errorf("configmap after restart: %q, want 42", out)
+	}
+	c.mustRun("down")
+}
+
+// Bad input gets a one-line error naming the cause, and starts nothing.
+func TestBadInput(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	busy := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	file := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"down with nothing running", []string{"down"}, []string{"no lab is running on state dir"}},
+		{"port in use", []string{"up", "--port", busy}, []string{"--port", "127.0.0.1:" + busy, "in use"}},
+		{"port out of range", []string{"up", "--port", "70000"}, []string{"--port 70000"}},
+		{"data dir not writable", []string{"up", "-d", "--data-dir", filepath.Join(file, "data")}, []string{"--data-dir", file}},
+		{"state dir not writable", []string{"--state-dir", filepath.Join(file, "state"), "up"}, []string{"--state-dir", file}},
+		{"kubectl with nothing running", []string{"kubectl", "get", "ns"}, []string{"no lab is running", "crdlab up -d"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCLI(t)
+			out, code := c.run(tc.args...)
+			if code == 0 {
+				t.Fatalf("exit 0, want an error:\n%s", out)
+			}
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			last := lines[len(lines)-1]
+			if !strings.HasPrefix(last, "Error: ") {
+				t.Errorf("last line %q is not an Error: line; output:\n%s", last, out)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(last, w) {
+					t.Errorf("error %q does not name %q", last, w)
+				}
+			}
+			if left := c.processes(); len(left) != 0 {
+				t.Errorf("processes left: %v", left)
+			}
+		})
+	}
+}

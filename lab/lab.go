@@ -1,0 +1,158 @@
+package lab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+// Lab is a running control plane: a real etcd and a real kube-apiserver
+// started through controller-runtime's envtest.
+type Lab struct {
+	opts       Options
+	env        *envtest.Environment
+	config     *rest.Config
+	client     client.Client
+	kubeconfig []byte
+	workDir    string
+	ownWorkDir bool
+	started    time.Time
+	logFiles   []*os.File
+}
+
+// ErrPortInUse is returned by Start when Options.Port is taken.
+var ErrPortInUse = errors.New("port in use")
+
+// Start boots etcd and kube-apiserver and returns once the apiserver serves
+// requests and the default namespace exists. On error, or when ctx is done
+// before the lab is ready, nothing it started is left running.
+func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
+	opts.defaults()
+	l := &Lab{opts: opts, started: time.Now()}
+	defer func() {
+		if retErr != nil {
+			_ = l.Stop()
+		}
+	}()
+
+	if err := l.prepareDirs(); err != nil {
+		return nil, err
+	}
+	if opts.Port != 0 {
+		if err := checkPortFree(opts.Port); err != nil {
+			return nil, err
+		}
+	}
+	env, err := l.environment()
+	if err != nil {
+		return nil, err
+	}
+	l.env = env
+
+	// Children compare their parent with this, to exit when started by a
+	// parent that died already (see dieWithParent).
+	if err := os.Setenv(parentPIDEnv, strconv.Itoa(os.Getpid())); err != nil {
+		return nil, fmt.Errorf("unable to set %s: %w", parentPIDEnv, err)
+	}
+
+	opts.Progress("starting etcd and kube-apiserver")
+	cfg, err := env.Start()
+	if err != nil {
+		return nil, l.explainStartError(err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	l.config = cfg
+	opts.Progress("kube-apiserver ready at " + cfg.Host)
+
+	scheme := opts.Scheme
+	if scheme == nil {
+		scheme = DefaultScheme()
+	}
+	if l.client, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
+		return nil, fmt.Errorf("unable to create a client for %s: %w", cfg.Host, err)
+	}
+	if l.kubeconfig, err = kubeconfigFor(cfg); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// DefaultScheme returns client-go's scheme plus apiextensions.k8s.io/v1, the
+// scheme of the lab's client when Options.Scheme is nil.
+func DefaultScheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	_ = clientgoscheme.AddToScheme(s)
+	_ = apiextensionsv1.AddToScheme(s)
+	return s
+}
+
+// RESTConfig returns a configuration for the lab's admin user (group
+// system:masters). The caller may modify the returned copy.
+func (l *Lab) RESTConfig() *rest.Config { return rest.CopyConfig(l.config) }
+
+// Client returns a controller-runtime client acting as the admin user.
+func (l *Lab) Client() client.Client { return l.client }
+
+// Kubeconfig returns a kubeconfig for the admin user.
+func (l *Lab) Kubeconfig() []byte { return l.kubeconfig }
+
+// Endpoint returns the kube-apiserver's URL.
+func (l *Lab) Endpoint() string { return l.config.Host }
+
+// WorkDir returns the directory holding the lab's working files (binary
+// links, certificates, logs).
+func (l *Lab) WorkDir() string { return l.workDir }
+
+// LogDir returns the directory of the components' logs, one file each.
+func (l *Lab) LogDir() string { return filepath.Join(l.workDir, "logs") }
+
+// StartedAt returns when Start was called.
+func (l *Lab) StartedAt() time.Time { return l.started }
+
+// Stop stops kube-apiserver, then etcd, and removes the temporary
+// directories Start made. It is safe to call on a partly started lab and
+// more than once.
+func (l *Lab) Stop() error {
+	var errs []error
+	if l.env != nil {
+		if err := l.env.Stop(); err != nil {
+			errs = append(errs, fmt.Errorf("unable to stop the control plane: %w", err))
+		}
+		l.env = nil
+	}
+	for _, f := range l.logFiles {
+		_ = f.Close()
+	}
+	l.logFiles = nil
+	if l.ownWorkDir && l.workDir != "" {
+		if err := os.RemoveAll(l.workDir); err != nil {
+			errs = append(errs, fmt.Errorf("unable to remove work dir %s: %w", l.workDir, err))
+		}
+		l.workDir = ""
+	}
+	return errors.Join(errs...)
+}
+
+// checkPortFree fails with ErrPortInUse when nothing can listen on port.
+func checkPortFree(port int) error {
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("%w: unable to listen on %s for kube-apiserver: %w", ErrPortInUse, addr, err)
+	}
+	return ln.Close()
+}

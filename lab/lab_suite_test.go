@@ -1,0 +1,31 @@
+package lab_test
+
+import (
+	"context"
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/crdlab/crdlab/lab"
+)
+
+func TestLab(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "lab suite")
+}
+
+// shared is the lab booted once for the suite.
+var shared *lab.Lab
+
+var _ = BeforeSuite(func(ctx context.Context) {
+	var err error
+	shared, err = lab.Start(ctx, lab.Options{})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() {
+		Expect(shared.Stop()).To(Succeed())
+	})
+}, NodeTimeout(120e9))
+
+func nameOf(name string) types.NamespacedName { return types.NamespacedName{Name: name} }

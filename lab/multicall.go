@@ -1,0 +1,106 @@
+package lab
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+
+	"go.etcd.io/etcd/server/v3/etcdmain"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/component-base/cli"
+	kubectlcmd "k8s.io/kubectl/pkg/cmd"
+	"k8s.io/kubectl/pkg/cmd/plugin"
+	kubectlutil "k8s.io/kubectl/pkg/cmd/util"
+	kubeapiserver "k8s.io/kubernetes/cmd/kube-apiserver/app"
+	kubecontrollermanager "k8s.io/kubernetes/cmd/kube-controller-manager/app"
+	kubescheduler "k8s.io/kubernetes/cmd/kube-scheduler/app"
+
+	_ "k8s.io/component-base/logs/json/register"          // JSON log format, as the real binaries have it
+	_ "k8s.io/component-base/metrics/prometheus/clientgo" // client-go metrics, as the real binaries have them
+	_ "k8s.io/component-base/metrics/prometheus/version"  // version metric, as the real binaries have it
+	_ "time/tzdata"                                       // CronJob time zones without a system tz database
+)
+
+// Component names under which a program that imports lab runs a
+// Kubernetes component instead of its own main. They are the names envtest
+// and users look for in a binary assets folder.
+const (
+	Etcd                  = "etcd"
+	KubeAPIServer         = "kube-apiserver"
+	KubeControllerManager = "kube-controller-manager"
+	KubeScheduler         = "kube-scheduler"
+	Kubectl               = "kubectl"
+)
+
+// components maps a component name to the function that runs it and returns
+// its exit code.
+var components = map[string]func(args []string) int{
+	Etcd: func(args []string) int {
+		etcdmain.Main(args) // exits the process itself when etcd stops
+		return 0
+	},
+	KubeAPIServer: func([]string) int { return cli.Run(kubeapiserver.NewAPIServerCommand()) },
+	KubeControllerManager: func([]string) int {
+		return cli.Run(kubecontrollermanager.NewControllerManagerCommand())
+	},
+	KubeScheduler: func([]string) int { return cli.Run(kubescheduler.NewSchedulerCommand()) },
+	Kubectl:       func(args []string) int { return RunKubectl(args[1:]) },
+}
+
+// parentPIDEnv names the variable through which a lab tells its children
+// which process they belong to, so that a child started after its parent
+// already died exits at once instead of running as an orphan.
+const parentPIDEnv = "CRDLAB_PARENT_PID"
+
+func init() {
+	name := filepath.Base(os.Args[0])
+	run, ok := components[name]
+	if !ok {
+		return
+	}
+	if name != Kubectl {
+		dieWithParent()
+	}
+	os.Exit(run(os.Args))
+}
+
+// dieWithParent asks the kernel to kill this process when the process that
+// started it dies, however it dies (even SIGKILL), and exits at once when
+// that parent is already gone. envtest alone leaves etcd and kube-apiserver
+// running when its parent is killed (controller-runtime #911, #1909).
+func dieWithParent() {
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {
+		fmt.Fprintf(os.Stderr, "crdlab: unable to set parent death signal: %v\n", err)
+		os.Exit(1)
+	}
+	want, err := strconv.Atoi(os.Getenv(parentPIDEnv))
+	if err != nil {
+		return // started by hand, not by a lab: nothing to compare with
+	}
+	if os.Getppid() != want {
+		fmt.Fprintf(os.Stderr, "crdlab: parent process %d is gone, exiting\n", want)
+		os.Exit(1)
+	}
+}
+
+// RunKubectl runs the real kubectl, compiled in, with args (the arguments
+// after "kubectl"), and returns its exit code.
+func RunKubectl(args []string) int {
+	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
+	command := kubectlcmd.NewDefaultKubectlCommandWithArgs(kubectlcmd.KubectlOptions{
+		PluginHandler: kubectlcmd.NewDefaultPluginHandler(plugin.ValidPluginFilenamePrefixes),
+		Arguments:     append([]string{Kubectl}, args...),
+		ConfigFlags: genericclioptions.NewConfigFlags(true).WithDeprecatedPasswordFlag().
+			WithDiscoveryBurst(300).WithDiscoveryQPS(50.0).WithWarningPrinter(streams),
+		IOStreams: streams,
+	})
+	command.SetArgs(args)
+	if err := cli.RunNoErrOutput(command); err != nil {
+		kubectlutil.CheckErr(err) // prints the error the way kubectl does and exits
+	}
+	return 0
+}

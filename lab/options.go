@@ -1,0 +1,69 @@
+package lab
+
+import (
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// Options configures a lab. The zero value works: an ephemeral control plane
+// on free ports of 127.0.0.1, run from this program's own executable.
+type Options struct {
+	// WorkDir holds the lab's working files: the links to the component
+	// binaries, the apiserver's certificates and the components' logs.
+	// Empty: a temporary directory, removed by Stop.
+	WorkDir string
+
+	// DataDir keeps etcd's data, so that a lab started again on the same
+	// DataDir has every object the last one had. Empty: etcd runs on a
+	// temporary directory removed by Stop.
+	DataDir string
+
+	// Port is the kube-apiserver's secure port on 127.0.0.1.
+	// Zero: a free port.
+	Port int
+
+	// BinaryAssetsDirectory is a folder holding etcd and kube-apiserver
+	// binaries to run instead of the ones compiled into this program.
+	// Empty: the KUBEBUILDER_ASSETS environment variable if set (with
+	// envtest's TEST_ASSET_ETCD and TEST_ASSET_KUBE_APISERVER honoured as
+	// usual), otherwise this program itself, which runs the components
+	// compiled into it when called by their names (see the package doc).
+	BinaryAssetsDirectory string
+
+	// APIServerFlags are added to the kube-apiserver's command line, after
+	// the lab's own, as name=value pairs without the leading dashes; a flag
+	// named here replaces the lab's value for it.
+	APIServerFlags map[string]string
+
+	// StartTimeout bounds the start of each component. Zero: 60 seconds.
+	StartTimeout time.Duration
+
+	// StopTimeout bounds the stop of each component before it is killed.
+	// Zero: 20 seconds.
+	StopTimeout time.Duration
+
+	// Scheme is used by the lab's client. Nil: client-go's scheme plus
+	// apiextensions.k8s.io/v1.
+	Scheme *runtime.Scheme
+
+	// Logger receives diagnostics. The zero Logger discards them.
+	Logger logr.Logger
+
+	// Progress, if set, is called as each phase of the start completes, with
+	// a short human-readable description, so that a UI can show progress.
+	Progress func(phase string)
+}
+
+func (o *Options) defaults() {
+	if o.StartTimeout == 0 {
+		o.StartTimeout = 60 * time.Second
+	}
+	if o.StopTimeout == 0 {
+		o.StopTimeout = 20 * time.Second
+	}
+	if o.Progress == nil {
+		o.Progress = func(string) {}
+	}
+}

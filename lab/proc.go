@@ -1,0 +1,93 @@
+package lab
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Children returns the process IDs of pid's children (never nil).
+func Children(pid int) ([]int, error) {
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	if err != nil {
+		return nil, err
+	}
+	pids := []int{}
+	for _, t := range tasks {
+		data, err := os.ReadFile(t)
+		if err != nil {
+			continue // the thread ended meanwhile
+		}
+		for _, f := range strings.Fields(string(data)) {
+			if child, err := strconv.Atoi(f); err == nil {
+				pids = append(pids, child)
+			}
+		}
+	}
+	return pids, nil
+}
+
+// Process describes one process of a lab's tree.
+type Process struct {
+	PID  int
+	Name string // the name it was started under: etcd, kube-apiserver, ...
+	// RSS and PeakRSS are its resident set size now and at its peak, in bytes.
+	RSS, PeakRSS int64
+}
+
+// Tree returns pid and every process below it, depth first.
+func Tree(pid int) ([]Process, error) {
+	p, err := readProcess(pid)
+	if err != nil {
+		return nil, err
+	}
+	out := []Process{p}
+	children, err := Children(pid)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range children {
+		sub, err := Tree(c)
+		if err != nil {
+			continue // it exited meanwhile
+		}
+		out = append(out, sub...)
+	}
+	return out, nil
+}
+
+func readProcess(pid int) (Process, error) {
+	p := Process{PID: pid}
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return p, err
+	}
+	p.Name = filepath.Base(strings.SplitN(string(cmdline), "\x00", 2)[0])
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return p, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		key, value, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		fields := strings.Fields(value)
+		if len(fields) == 0 {
+			continue
+		}
+		kb, _ := strconv.ParseInt(fields[0], 10, 64)
+		switch key {
+		case "VmRSS":
+			p.RSS = kb * 1024
+		case "VmHWM":
+			p.PeakRSS = kb * 1024
+		}
+	}
+	return p, sc.Err()
+}

@@ -1,0 +1,58 @@
+package timeline
+
+import (
+	"strings"
+	"time"
+)
+
+// Verbs of an Event.
+const (
+	Create = "CREATE"
+	Update = "UPDATE"
+	Status = "STATUS" // a write through the status subresource
+	Delete = "DELETE"
+	Emit   = "EVENT" // a core/v1 Event a component emitted about the object
+)
+
+// Event is one line of the timeline.
+type Event struct {
+	Time      time.Time `json:"time"`
+	Actor     string    `json:"actor"`
+	Verb      string    `json:"verb"`
+	Kind      string    `json:"kind"`
+	Namespace string    `json:"namespace,omitempty"`
+	Name      string    `json:"name"`
+	Detail    string    `json:"detail,omitempty"`
+}
+
+// Object returns the event's object as kubectl names it: "pod/web-1".
+func (e Event) Object() string { return strings.ToLower(e.Kind) + "/" + e.Name }
+
+// Sink receives the events of a timeline, one at a time, in order.
+type Sink interface {
+	Record(Event)
+}
+
+// SinkFunc adapts a function to a Sink.
+type SinkFunc func(Event)
+
+// Record calls f(e).
+func (f SinkFunc) Record(e Event) { f(e) }
+
+// Actor names the component behind a field manager in words a learner
+// recognises.
+func Actor(manager string) string {
+	switch {
+	case manager == "":
+		return "?"
+	case strings.HasPrefix(manager, "kubectl"):
+		return "you (kubectl)"
+	case manager == "kube-controller-manager":
+		return "controller-manager"
+	case manager == "kube-scheduler":
+		return "scheduler"
+	case manager == "kube-apiserver":
+		return "apiserver"
+	}
+	return manager
+}

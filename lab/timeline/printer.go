@@ -1,0 +1,59 @@
+package timeline
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"golang.org/x/term"
+)
+
+// Printer writes events as aligned lines, relative to the time it was made:
+//
+//	+0.004s  replicaset          CREATE  pod/web-6f9c-xk2lp  2/3 → 3/3
+//
+// with colour when writing to a terminal.
+type Printer struct {
+	mu    sync.Mutex
+	out   io.Writer
+	start time.Time
+	color bool
+}
+
+// NewPrinter returns a printer to out; times are relative to now.
+func NewPrinter(out io.Writer) *Printer {
+	p := &Printer{out: out, start: time.Now()}
+	if f, ok := out.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		p.color = true
+	}
+	return p
+}
+
+var verbColor = map[string]string{
+	Create: "\x1b[32m", // green
+	Update: "\x1b[33m", // yellow
+	Status: "\x1b[36m", // cyan
+	Delete: "\x1b[31m", // red
+	Emit:   "\x1b[35m", // magenta
+}
+
+// Record prints e.
+func (p *Printer) Record(e Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	verb := fmt.Sprintf("%-6s", e.Verb)
+	if p.color {
+		verb = verbColor[e.Verb] + verb + "\x1b[0m"
+	}
+	obj := e.Object()
+	if e.Namespace != "" && e.Namespace != "default" {
+		obj += " -n " + e.Namespace
+	}
+	line := fmt.Sprintf("%+8.3fs  %-20s %s  %s", e.Time.Sub(p.start).Seconds(), e.Actor, verb, obj)
+	if e.Detail != "" {
+		line += "  " + e.Detail
+	}
+	fmt.Fprintln(p.out, line)
+}

@@ -1,0 +1,167 @@
+package timeline
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+)
+
+// ignored are resources whose changes are noise on a timeline: node and
+// leader-election heartbeats, the legacy Endpoints mirror of EndpointSlices,
+// and Events themselves (shown as EVENT lines instead).
+var ignored = sets.New(
+	schema.GroupResource{Group: "coordination.k8s.io", Resource: "leases"},
+	schema.GroupResource{Resource: "endpoints"},
+	schema.GroupResource{Resource: "events"},
+	schema.GroupResource{Group: "events.k8s.io", Resource: "events"},
+)
+
+var eventsGVR = schema.GroupVersionResource{Version: "v1", Resource: "events"}
+
+// rediscoverEvery is how often new resources (new CRDs) are looked for.
+const rediscoverEvery = 2 * time.Second
+
+// Watch records every change to every watchable resource of the cluster, and
+// every core/v1 Event, into sink, until ctx is done. Objects that exist when
+// it starts are not recorded; resources added later (CRDs) are picked up
+// within seconds.
+func Watch(ctx context.Context, cfg *rest.Config, sink Sink) error {
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS, cfg.Burst = 100, 200
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("unable to create a client for %s: %w", cfg.Host, err)
+	}
+	disc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("unable to create a discovery client for %s: %w", cfg.Host, err)
+	}
+	w := &watcher{dyn: dyn, sink: &serialSink{sink: sink}, watching: sets.New[schema.GroupVersionResource]()}
+	w.watch(ctx, eventsGVR, w.eventHandler())
+	for {
+		w.discover(ctx, disc)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(rediscoverEvery):
+		}
+	}
+}
+
+type watcher struct {
+	dyn      dynamic.Interface
+	sink     Sink
+	watching sets.Set[schema.GroupVersionResource]
+}
+
+// serialSink makes a sink safe for the informers' concurrent handlers.
+type serialSink struct {
+	mu   sync.Mutex
+	sink Sink
+}
+
+func (s *serialSink) Record(e Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sink.Record(e)
+}
+
+// discover starts watching resources not watched yet. Discovery errors for
+// one group (an unavailable aggregated API) do not stop the others.
+func (w *watcher) discover(ctx context.Context, disc discovery.DiscoveryInterface) {
+	lists, _ := disc.ServerPreferredResources()
+	for _, list := range lists {
+		gv, err := schema.ParseGroupVersion(list.GroupVersion)
+		if err != nil {
+			continue
+		}
+		for _, r := range list.APIResources {
+			gvr := gv.WithResource(r.Name)
+			if ignored.Has(gvr.GroupResource()) || w.watching.Has(gvr) ||
+				!sets.New(r.Verbs...).HasAll("list", "watch") {
+				continue
+			}
+			w.watch(ctx, gvr, w.objectHandler(r.Kind))
+		}
+	}
+}
+
+func (w *watcher) watch(ctx context.Context, gvr schema.GroupVersionResource, h cache.ResourceEventHandler) {
+	w.watching.Insert(gvr)
+	inf := dynamicinformer.NewFilteredDynamicInformer(w.dyn, gvr, "", 0, cache.Indexers{}, nil).Informer()
+	_, _ = inf.AddEventHandler(h)
+	go inf.RunWithContext(ctx)
+}
+
+func (w *watcher) objectHandler(kind string) cache.ResourceEventHandler {
+	return cache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(obj any, initial bool) {
+			if u, ok := obj.(*unstructured.Unstructured); ok && !initial {
+				w.sink.Record(objectEvent(Create, kind, u))
+			}
+		},
+		UpdateFunc: func(oldObj, newObj any) {
+			old, ok1 := oldObj.(*unstructured.Unstructured)
+			cur, ok2 := newObj.(*unstructured.Unstructured)
+			if !ok1 || !ok2 || old.GetResourceVersion() == cur.GetResourceVersion() {
+				return // a resync, not a change
+			}
+			if e, changed := updateEvent(kind, old, cur); changed {
+				w.sink.Record(e)
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = t.Obj
+			}
+			if u, ok := obj.(*unstructured.Unstructured); ok {
+				w.sink.Record(objectEvent(Delete, kind, u))
+			}
+		},
+	}
+}
+
+func (w *watcher) eventHandler() cache.ResourceEventHandler {
+	return cache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(obj any, initial bool) {
+			u, ok := obj.(*unstructured.Unstructured)
+			if !ok || initial {
+				return
+			}
+			var ev corev1.Event
+			if runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &ev) != nil {
+				return
+			}
+			w.sink.Record(fromEvent(&ev))
+		},
+	}
+}
+
+// fromEvent turns a core/v1 Event into a timeline event about its object.
+func fromEvent(ev *corev1.Event) Event {
+	actor := ev.ReportingController
+	if actor == "" {
+		actor = ev.Source.Component
+	}
+	return Event{
+		Time:      time.Now(),
+		Actor:     Actor(actor),
+		Verb:      Emit,
+		Kind:      ev.InvolvedObject.Kind,
+		Namespace: ev.InvolvedObject.Namespace,
+		Name:      ev.InvolvedObject.Name,
+		Detail:    ev.Reason + ": " + ev.Message,
+	}
+}
