@@ -32,8 +32,15 @@ type Lab struct {
 	logFiles   []*os.File
 }
 
-// ErrPortInUse is returned by Start when Options.Port is taken.
-var ErrPortInUse = errors.New("port in use")
+// Errors of Start that name the option at fault.
+var (
+	// ErrPortInUse: Options.Port is taken.
+	ErrPortInUse = errors.New("port in use")
+	// ErrWorkDir: Options.WorkDir cannot be created or written.
+	ErrWorkDir = errors.New("work dir unusable")
+	// ErrDataDir: Options.DataDir cannot be created or written.
+	ErrDataDir = errors.New("data dir unusable")
+)
 
 // Start boots etcd and kube-apiserver and returns once the apiserver serves
 // requests and the default namespace exists. On error, or when ctx is done

@@ -105,7 +105,7 @@ var _ = Describe("Start", func() {
 		file := filepath.Join(GinkgoT().TempDir(), "a-file")
 		Expect(os.WriteFile(file, nil, 0o600)).To(Succeed())
 		_, err := lab.Start(ctx, lab.Options{DataDir: filepath.Join(file, "data")})
-		Expect(err).To(MatchError(ContainSubstring("data dir")))
+		Expect(errors.Is(err, lab.ErrDataDir)).To(BeTrue(), "got %v", err)
 		Expect(err).To(MatchError(ContainSubstring(file)))
 	})
 

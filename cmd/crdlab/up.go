@@ -138,6 +138,10 @@ func flagError(err error) error {
 	switch {
 	case errors.Is(err, lab.ErrPortInUse):
 		return fmt.Errorf("--port: %w", err)
+	case errors.Is(err, lab.ErrDataDir):
+		return fmt.Errorf("--data-dir: %w", err)
+	case errors.Is(err, lab.ErrWorkDir):
+		return fmt.Errorf("--state-dir: %w", err)
 	}
 	return err
 }
