@@ -157,6 +157,11 @@ func (l *Lab) environment() (*envtest.Environment, error) {
 			args.Set(k, v)
 		}
 	}
+	if l.opts.runs(Nodes) {
+		// Pods on a failed node are evicted after 10s, not 5 minutes.
+		args.Set("default-not-ready-toleration-seconds", notReadyToleration)
+		args.Set("default-unreachable-toleration-seconds", notReadyToleration)
+	}
 	for k, v := range l.opts.APIServerFlags {
 		args.Set(k, v)
 	}

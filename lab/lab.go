@@ -16,6 +16,10 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/crdlab/crdlab/lab/kubelet"
 )
 
 // Lab is a running control plane: a real etcd and a real kube-apiserver
@@ -30,6 +34,8 @@ type Lab struct {
 	ownWorkDir bool
 	started    time.Time
 	logFiles   []*os.File
+	children   []*child
+	kubelet    *kubelet.Kubelet
 }
 
 // Errors of Start that name the option at fault.
@@ -40,6 +46,8 @@ var (
 	ErrWorkDir = errors.New("work dir unusable")
 	// ErrDataDir: Options.DataDir cannot be created or written.
 	ErrDataDir = errors.New("data dir unusable")
+	// ErrUnknownComponent: Options.Components names no component.
+	ErrUnknownComponent = errors.New("unknown component")
 )
 
 // Start boots etcd and kube-apiserver and returns once the apiserver serves
@@ -54,6 +62,9 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 		}
 	}()
 
+	if err := validComponents(opts.Components); err != nil {
+		return nil, err
+	}
 	if err := l.prepareDirs(); err != nil {
 		return nil, err
 	}
@@ -95,7 +106,43 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 	if l.kubeconfig, err = kubeconfigFor(cfg); err != nil {
 		return nil, err
 	}
+	if err := l.startWorkloadComponents(ctx); err != nil {
+		return nil, err
+	}
 	return l, nil
+}
+
+// startWorkloadComponents starts kube-controller-manager, kube-scheduler and
+// the simulated nodes, as the options ask, in parallel.
+func (l *Lab) startWorkloadComponents(ctx context.Context) error {
+	g, gctx := errgroup.WithContext(ctx)
+	if l.opts.runs(ControllerManager) || l.opts.runs(Scheduler) {
+		l.opts.Progress("starting kube-controller-manager and kube-scheduler")
+		g.Go(func() error { return l.startControlPlaneChildren(gctx) })
+	}
+	if l.opts.runs(Nodes) {
+		g.Go(func() error {
+			// The nodes outlive ctx, which only bounds the start.
+			k, err := kubelet.Start(context.WithoutCancel(gctx), l.config, kubelet.Options{
+				Nodes:      l.opts.Nodes,
+				StartDelay: l.opts.PodStartDelay,
+				Logger:     l.opts.Logger,
+			})
+			if err != nil {
+				return err
+			}
+			l.kubelet = k
+			l.opts.Progress(fmt.Sprintf("%d simulated nodes ready", len(k.NodeNames())))
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	if len(l.children) > 0 {
+		l.opts.Progress("kube-controller-manager and kube-scheduler healthy")
+	}
+	return ctx.Err()
 }
 
 // DefaultScheme returns client-go's scheme plus apiextensions.k8s.io/v1, the
@@ -130,11 +177,22 @@ func (l *Lab) LogDir() string { return filepath.Join(l.workDir, "logs") }
 // StartedAt returns when Start was called.
 func (l *Lab) StartedAt() time.Time { return l.started }
 
-// Stop stops kube-apiserver, then etcd, and removes the temporary
+// Stop stops the simulated nodes, kube-controller-manager and
+// kube-scheduler, then kube-apiserver, then etcd, and removes the temporary
 // directories Start made. It is safe to call on a partly started lab and
 // more than once.
 func (l *Lab) Stop() error {
 	var errs []error
+	if l.kubelet != nil {
+		l.kubelet.Stop()
+		l.kubelet = nil
+	}
+	for _, c := range l.children {
+		if err := c.stop(l.opts.StopTimeout); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	l.children = nil
 	if l.env != nil {
 		if err := l.env.Stop(); err != nil {
 			errs = append(errs, fmt.Errorf("unable to stop the control plane: %w", err))

@@ -37,6 +37,21 @@ type Options struct {
 	// named here replaces the lab's value for it.
 	APIServerFlags map[string]string
 
+	// Components lists the optional components to run besides etcd and
+	// kube-apiserver: ControllerManager, Scheduler, Nodes. Nil: all of them.
+	// An empty, non-nil list gives plain envtest: etcd and kube-apiserver
+	// only, where nothing reconciles Deployments, collects garbage or
+	// finishes namespace deletions.
+	Components []string
+
+	// Nodes is how many simulated nodes to run when Nodes is a component.
+	// Zero: 3.
+	Nodes int
+
+	// PodStartDelay is how long a Pod bound to a simulated node takes to
+	// become Running. Zero: at once.
+	PodStartDelay time.Duration
+
 	// StartTimeout bounds the start of each component. Zero: 60 seconds.
 	StartTimeout time.Duration
 

@@ -61,6 +61,7 @@ Start with 'crdlab up', then use kubectl against the printed kubeconfig.`,
 		newDownCommand(g),
 		newStatusCommand(g),
 		newKubectlCommand(g),
+		newNodeCommand(g),
 		newVersionCommand(),
 	)
 	return cmd

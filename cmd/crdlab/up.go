@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,20 +21,27 @@ const detachedEnv = "CRDLAB_DETACHED"
 
 type upFlags struct {
 	*globalFlags
-	detach    bool
-	dataDir   string
-	port      int
-	assetsDir string
-	timeout   time.Duration
+	detach     bool
+	dataDir    string
+	port       int
+	assetsDir  string
+	timeout    time.Duration
+	components []string
+	nodes      int
+	podDelay   time.Duration
 }
 
 func newUpCommand(g *globalFlags) *cobra.Command {
 	f := &upFlags{globalFlags: g}
 	cmd := &cobra.Command{
 		Use:   "up",
-		Short: "Start a lab: etcd and kube-apiserver on 127.0.0.1",
+		Short: "Start a lab: a real control plane and simulated nodes on 127.0.0.1",
 		Long: `Start a lab: a real etcd and a real kube-apiserver on 127.0.0.1, run from
-this binary through controller-runtime's envtest.
+this binary through controller-runtime's envtest, then the real
+kube-controller-manager and kube-scheduler, and simulated nodes whose
+simulated kubelet runs the Pods bound to them (no container ever runs), so
+that Deployments get Pods, deleted Pods come back, garbage is collected and
+namespaces finish deleting. --components none gives plain envtest.
 
 When the apiserver is ready, the admin kubeconfig is written to
 <state-dir>/kubeconfig and up stays in the foreground, showing what happens
@@ -58,6 +67,11 @@ folder to keep it in: a lab started again on it has every object it had.`,
 	cmd.Flags().StringVar(&f.assetsDir, "binary-assets-dir", "",
 		"folder with etcd and kube-apiserver binaries to run instead of the built-in ones (default: $KUBEBUILDER_ASSETS if set)")
 	cmd.Flags().DurationVar(&f.timeout, "timeout", time.Minute, "how long each component may take to start")
+	cmd.Flags().StringSliceVar(&f.components, "components", []string{"all"},
+		"optional components to run besides etcd and kube-apiserver: controller-manager, scheduler, nodes; "+
+			"'all', or 'none' for plain envtest (apiserver only)")
+	cmd.Flags().IntVar(&f.nodes, "nodes", 3, "how many simulated nodes to run")
+	cmd.Flags().DurationVar(&f.podDelay, "pod-start-delay", 0, "how long a Pod bound to a simulated node takes to become Running")
 	return cmd
 }
 
@@ -65,6 +79,15 @@ folder to keep it in: a lab started again on it has every object it had.`,
 func (f *upFlags) validate() error {
 	if f.port < 0 || f.port > 65535 {
 		return fmt.Errorf("--port %d: must be between 1 and 65535", f.port)
+	}
+	if f.nodes < 1 {
+		return fmt.Errorf("--nodes %d: must be at least 1", f.nodes)
+	}
+	if f.podDelay < 0 {
+		return fmt.Errorf("--pod-start-delay %s: must not be negative", f.podDelay)
+	}
+	if _, err := f.labComponents(); err != nil {
+		return err
 	}
 	if f.timeout <= 0 {
 		return fmt.Errorf("--timeout %s: must be positive", f.timeout)
@@ -75,6 +98,22 @@ func (f *upFlags) validate() error {
 		}
 	}
 	return nil
+}
+
+// labComponents turns --components into lab.Options.Components.
+func (f *upFlags) labComponents() ([]string, error) {
+	switch {
+	case len(f.components) == 1 && f.components[0] == "all":
+		return nil, nil
+	case len(f.components) == 1 && (f.components[0] == "none" || f.components[0] == "apiserver"):
+		return []string{}, nil
+	}
+	for _, c := range f.components {
+		if !slices.Contains(lab.AllComponents, c) {
+			return nil, fmt.Errorf("--components: unknown component %q (known: %s, or all, none)", c, strings.Join(lab.AllComponents, ", "))
+		}
+	}
+	return f.components, nil
 }
 
 // runUp runs a lab in this process until ctx is done.
@@ -89,6 +128,7 @@ func runUp(ctx context.Context, out io.Writer, f *upFlags) error {
 	}
 	defer unlock()
 
+	components, _ := f.labComponents() // checked by validate
 	started := time.Now()
 	progress := func(phase string) { fmt.Fprintf(out, "%6.2fs  %s\n", time.Since(started).Seconds(), phase) }
 	l, err := lab.Start(ctx, lab.Options{
@@ -97,6 +137,9 @@ func runUp(ctx context.Context, out io.Writer, f *upFlags) error {
 		Port:                  f.port,
 		BinaryAssetsDirectory: f.assetsDir,
 		StartTimeout:          f.timeout,
+		Components:            components,
+		Nodes:                 f.nodes,
+		PodStartDelay:         f.podDelay,
 		Logger:                f.logger(),
 		Progress:              progress,
 	})
@@ -118,6 +161,9 @@ func runUp(ctx context.Context, out io.Writer, f *upFlags) error {
 		DataDir:    f.dataDir,
 		StartedAt:  started,
 		ReadyAt:    time.Now(),
+	}
+	if err := lab.ServeControl(ctx, l, sd); err != nil {
+		return err
 	}
 	if err := sd.WriteStatus(st, l.Kubeconfig()); err != nil {
 		return err

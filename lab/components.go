@@ -1,0 +1,243 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+// Components a lab can run besides etcd and kube-apiserver, which always run.
+const (
+	// ControllerManager is kube-controller-manager with the controllers
+	// that make workloads behave (see ControllerManagerControllers).
+	ControllerManager = "controller-manager"
+	// Scheduler is kube-scheduler.
+	Scheduler = "scheduler"
+	// Nodes are the simulated nodes and their simulated kubelet.
+	Nodes = "nodes"
+)
+
+// AllComponents are the optional components, all run by default.
+var AllComponents = []string{ControllerManager, Scheduler, Nodes}
+
+// ControllerManagerControllers are the kube-controller-manager controllers
+// a lab runs: those that make Deployments, StatefulSets, DaemonSets, Jobs,
+// CronJobs, Services, namespaces, garbage collection, node failure and
+// autoscaling behave as in a real cluster. Controllers for volumes, cloud
+// providers, certificates and IPAM have nothing to do in a lab.
+var ControllerManagerControllers = []string{
+	"deployment-controller",
+	"replicaset-controller",
+	"replicationcontroller-controller",
+	"statefulset-controller",
+	"daemonset-controller",
+	"job-controller",
+	"cronjob-controller",
+	"ttl-after-finished-controller",
+	"garbage-collector-controller",
+	"namespace-controller",
+	"serviceaccount-controller",
+	"root-ca-certificate-publisher-controller",
+	"endpoints-controller",
+	"endpointslice-controller",
+	"endpointslice-mirroring-controller",
+	"node-lifecycle-controller",
+	"taint-eviction-controller",
+	"pod-garbage-collector-controller",
+	"disruption-controller",
+	"horizontal-pod-autoscaler-controller",
+	"resourcequota-controller",
+	"clusterrole-aggregation-controller",
+}
+
+// Timing of node failure handling, shortened from Kubernetes' defaults
+// (40 s grace, 300 s tolerations) so that a stopped node is noticed and its
+// Pods replaced within about half a minute.
+const (
+	nodeMonitorGracePeriod = "16s"
+	nodeMonitorPeriod      = "2s"
+	notReadyToleration     = "10"
+)
+
+// validComponents checks names against AllComponents.
+func validComponents(names []string) error {
+	for _, n := range names {
+		found := false
+		for _, c := range AllComponents {
+			found = found || c == n
+		}
+		if !found {
+			return fmt.Errorf("%w: %q (known: %s)", ErrUnknownComponent, n, strings.Join(AllComponents, ", "))
+		}
+	}
+	return nil
+}
+
+// runs reports whether the lab runs the optional component name.
+func (o *Options) runs(name string) bool {
+	if o.Components == nil {
+		return true
+	}
+	for _, c := range o.Components {
+		if c == name {
+			return true
+		}
+	}
+	return false
+}
+
+// startControlPlaneChildren starts kube-controller-manager and kube-scheduler,
+// as the options ask, in parallel, and waits until they are healthy.
+func (l *Lab) startControlPlaneChildren(ctx context.Context) error {
+	self, err := LinkComponents(filepath.Join(l.workDir, "bin"))
+	if err != nil {
+		return err
+	}
+	var children []*child
+	if l.opts.runs(ControllerManager) {
+		c, err := l.controllerManager(self)
+		if err != nil {
+			return err
+		}
+		children = append(children, c)
+	}
+	if l.opts.runs(Scheduler) {
+		c, err := l.scheduler(self)
+		if err != nil {
+			return err
+		}
+		children = append(children, c)
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	for _, c := range children {
+		l.children = append(l.children, c)
+		g.Go(func() error { return c.start(gctx, l.opts.StartTimeout) })
+	}
+	return g.Wait()
+}
+
+// componentKubeconfig provisions a client certificate for user (in groups)
+// and writes a kubeconfig for it, returning its path.
+func (l *Lab) componentKubeconfig(user string, groups ...string) (string, error) {
+	u, err := l.env.AddUser(envtest.User{Name: user, Groups: groups}, nil)
+	if err != nil {
+		return "", fmt.Errorf("unable to provision user %s: %w", user, err)
+	}
+	data, err := kubeconfigFor(u.Config())
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(l.workDir, "kubeconfigs")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("unable to create %s: %w", dir, err)
+	}
+	path := filepath.Join(dir, strings.ReplaceAll(user, ":", "-")+".kubeconfig")
+	return path, writeFileAtomic(path, data, 0o600)
+}
+
+func (l *Lab) controllerManager(binDir string) (*child, error) {
+	kubeconfig, err := l.componentKubeconfig("system:kube-controller-manager")
+	if err != nil {
+		return nil, err
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	caFile := filepath.Join(l.workDir, "certs", "apiserver-ca.crt")
+	if err := os.WriteFile(caFile, l.env.ControlPlane.APIServer.SecureServing.CA, 0o600); err != nil {
+		return nil, fmt.Errorf("unable to write %s: %w", caFile, err)
+	}
+	certDir := filepath.Join(l.workDir, "certs", "kube-controller-manager")
+	args := []string{
+		"--kubeconfig=" + kubeconfig,
+		"--authentication-kubeconfig=" + kubeconfig,
+		"--authorization-kubeconfig=" + kubeconfig,
+		"--bind-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(port),
+		"--cert-dir=" + certDir,
+		"--leader-elect=false",
+		// Each controller acts under its own service account, so the
+		// timeline can name who did what.
+		"--use-service-account-credentials=true",
+		"--controllers=" + strings.Join(ControllerManagerControllers, ","),
+		"--root-ca-file=" + caFile,
+		// Not throttled: a scale-up of hundreds of Pods must not crawl.
+		"--kube-api-qps=1000",
+		"--kube-api-burst=2000",
+		"--concurrent-deployment-syncs=10",
+		"--concurrent-replicaset-syncs=10",
+		"--concurrent-statefulset-syncs=10",
+		"--concurrent-gc-syncs=40",
+		"--node-monitor-grace-period=" + nodeMonitorGracePeriod,
+		"--node-monitor-period=" + nodeMonitorPeriod,
+		"--horizontal-pod-autoscaler-sync-period=5s",
+		"--allocate-node-cidrs=false",
+	}
+	return &child{
+		name:    KubeControllerManager,
+		path:    filepath.Join(binDir, KubeControllerManager),
+		args:    args,
+		health:  fmt.Sprintf("https://127.0.0.1:%d/healthz", port),
+		logPath: filepath.Join(l.LogDir(), KubeControllerManager+".log"),
+		log:     l.opts.Logger,
+	}, nil
+}
+
+func (l *Lab) scheduler(binDir string) (*child, error) {
+	kubeconfig, err := l.componentKubeconfig("system:kube-scheduler")
+	if err != nil {
+		return nil, err
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	config := filepath.Join(l.workDir, "kube-scheduler.yaml")
+	// Client QPS is only settable through the configuration file.
+	cfg := fmt.Sprintf(`apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+clientConnection:
+  kubeconfig: %q
+  qps: 1000
+  burst: 2000
+leaderElection:
+  leaderElect: false
+`, kubeconfig)
+	if err := os.WriteFile(config, []byte(cfg), 0o600); err != nil {
+		return nil, fmt.Errorf("unable to write %s: %w", config, err)
+	}
+	args := []string{
+		"--config=" + config,
+		"--authentication-kubeconfig=" + kubeconfig,
+		"--authorization-kubeconfig=" + kubeconfig,
+		"--bind-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(port),
+		"--cert-dir=" + filepath.Join(l.workDir, "certs", "kube-scheduler"),
+	}
+	return &child{
+		name:    KubeScheduler,
+		path:    filepath.Join(binDir, KubeScheduler),
+		args:    args,
+		health:  fmt.Sprintf("https://127.0.0.1:%d/healthz", port),
+		logPath: filepath.Join(l.LogDir(), KubeScheduler+".log"),
+		log:     l.opts.Logger,
+	}, nil
+}
+
+// freePort returns a port free on 127.0.0.1 at the time of the call.
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("unable to find a free port on 127.0.0.1: %w", err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}

@@ -1,0 +1,176 @@
+package lab
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/go-logr/logr"
+)
+
+// child is a component the lab starts and supervises itself (envtest knows
+// only etcd and kube-apiserver): it is started from this executable, checked
+// through its health endpoint, restarted with a back-off if it exits on its
+// own, and stopped with SIGTERM, then SIGKILL.
+type child struct {
+	name    string
+	path    string
+	args    []string
+	health  string // https URL of its /healthz
+	logPath string
+	log     logr.Logger
+
+	mu       sync.Mutex
+	cmd      *exec.Cmd
+	exited   chan struct{}
+	stopping bool
+	restarts int
+	stopped  chan struct{} // closed when supervision ended
+}
+
+// start runs the child and waits until its health endpoint answers 200, it
+// exits, or timeout passes. It then keeps it running until stop.
+func (c *child) start(ctx context.Context, timeout time.Duration) error {
+	if err := c.spawn(); err != nil {
+		return err
+	}
+	if err := c.waitHealthy(ctx, timeout); err != nil {
+		_ = c.stop(5 * time.Second)
+		return err
+	}
+	c.stopped = make(chan struct{})
+	go c.supervise()
+	return nil
+}
+
+func (c *child) spawn() error {
+	logFile, err := os.OpenFile(c.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("unable to open log for %s: %w", c.name, err)
+	}
+	cmd := exec.Command(c.path, c.args...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return fmt.Errorf("unable to start %s: %w", c.name, err)
+	}
+	exited := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		logFile.Close()
+		close(exited)
+	}()
+	c.mu.Lock()
+	c.cmd, c.exited = cmd, exited
+	c.mu.Unlock()
+	c.log.V(1).Info("started", "component", c.name, "pid", cmd.Process.Pid)
+	return nil
+}
+
+func (c *child) waitHealthy(ctx context.Context, timeout time.Duration) error {
+	hc := &http.Client{
+		Timeout:   time.Second,
+		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec // self-signed, loopback
+	}
+	deadline := time.After(timeout)
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if resp, err := hc.Get(c.health); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case <-c.exited:
+			cause := lastError(c.logPath)
+			if cause == "" {
+				cause = "see " + c.logPath
+			}
+			return fmt.Errorf("%s exited before it was healthy: %s", c.name, cause)
+		case <-deadline:
+			return fmt.Errorf("%s not healthy at %s within %s (log %s)", c.name, c.health, timeout, c.logPath)
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+// supervise restarts the child whenever it exits until stop is called.
+func (c *child) supervise() {
+	defer close(c.stopped)
+	backoff := 500 * time.Millisecond
+	for {
+		c.mu.Lock()
+		exited := c.exited
+		c.mu.Unlock()
+		<-exited
+		c.mu.Lock()
+		stopping := c.stopping
+		c.mu.Unlock()
+		if stopping {
+			return
+		}
+		c.restarts++
+		c.log.Info("component exited, restarting", "component", c.name, "restarts", c.restarts, "backoff", backoff, "cause", lastError(c.logPath))
+		time.Sleep(backoff)
+		if backoff < 10*time.Second {
+			backoff *= 2
+		}
+		if err := c.spawn(); err != nil {
+			c.log.Error(err, "unable to restart component", "component", c.name)
+			return
+		}
+	}
+}
+
+// stop ends the child: SIGTERM, then SIGKILL after grace.
+func (c *child) stop(grace time.Duration) error {
+	c.mu.Lock()
+	c.stopping = true
+	cmd, exited := c.cmd, c.exited
+	c.mu.Unlock()
+	if cmd == nil {
+		return nil
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-exited:
+	case <-time.After(grace):
+		_ = cmd.Process.Kill()
+		<-exited
+	}
+	if c.stopped != nil {
+		<-c.stopped
+	}
+	return nil
+}
+
+// pid returns the process ID of the running child, or 0.
+func (c *child) pid() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cmd == nil || c.cmd.Process == nil {
+		return 0
+	}
+	return c.cmd.Process.Pid
+}
+
+// kill kills the child outright, as a crash would; supervision restarts it.
+func (c *child) kill() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cmd == nil {
+		return errors.New(c.name + " is not running")
+	}
+	return c.cmd.Process.Kill()
+}
