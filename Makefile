@@ -48,5 +48,6 @@ test: test-deps ## Run every test: unit, integration (real apiserver) and CLI.
 	$(GO) test -vet=off -count=1 -timeout 30m ./...
 
 .PHONY: bench
-bench: ## Benchmarks: boot time of crdlab against plain envtest, RSS of the tree.
-	$(GO) test -run '^$$' -bench . -benchtime 5x -timeout 30m ./lab/
+bench: ## Benchmarks, side by side in one run: boot against plain envtest, RSS, loop latencies.
+	$(GO) test -vet=off -run '^$$' -bench Boot -benchtime 5x -timeout 60m ./lab/
+	$(GO) test -vet=off -run '^$$' -bench Workloads -benchtime 1x -timeout 60m ./lab/

@@ -2,20 +2,28 @@ package lab_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"slices"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/crdlab/crdlab/lab"
 )
 
-// BenchmarkBoot boots plain envtest (envtest's defaults, the same etcd and
-// kube-apiserver binaries) and a lab side by side, alternating which goes
-// first, and reports the median boot time of each, their ratio, and the
-// resident memory of the lab's process tree once booted.
+// BenchmarkBoot boots, side by side in each round and in rotating order,
+// plain envtest (its defaults, the same etcd and kube-apiserver binaries), a
+// lab of the same two components, and a full lab (plus controller-manager,
+// scheduler, three simulated nodes). It reports median boot times, the
+// ratios against plain envtest, and the resident memory of each process.
 //
 //	make bench
 func BenchmarkBoot(b *testing.B) {
@@ -24,61 +32,184 @@ func BenchmarkBoot(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var plain, crdlab []time.Duration
-	var etcdRSS, apiRSS []int64
-	bootPlain := func() {
-		start := time.Now()
-		env := &envtest.Environment{BinaryAssetsDirectory: bin}
-		if _, err := env.Start(); err != nil {
-			b.Fatal(err)
+	times := map[string][]time.Duration{}
+	rss := map[string][]int64{}
+	record := func(name string, start time.Time) {
+		times[name] = append(times[name], time.Since(start))
+		if name == "envtest" {
+			return
 		}
-		plain = append(plain, time.Since(start))
-		if err := env.Stop(); err != nil {
-			b.Fatal(err)
-		}
-	}
-	bootLab := func() {
-		start := time.Now()
-		l, err := lab.Start(ctx, lab.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		crdlab = append(crdlab, time.Since(start))
 		tree, err := lab.Tree(os.Getpid())
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, p := range tree {
-			switch p.Name {
-			case lab.Etcd:
-				etcdRSS = append(etcdRSS, p.RSS)
-			case lab.KubeAPIServer:
-				apiRSS = append(apiRSS, p.RSS)
+		var total int64
+		for _, p := range tree[1:] { // the children, not this benchmark
+			rss[name+"/"+p.Name] = append(rss[name+"/"+p.Name], p.RSS)
+			total += p.RSS
+		}
+		rss[name+"/children"] = append(rss[name+"/children"], total)
+	}
+	boots := []func(){
+		func() {
+			start := time.Now()
+			env := &envtest.Environment{BinaryAssetsDirectory: bin}
+			if _, err := env.Start(); err != nil {
+				b.Fatal(err)
 			}
-		}
-		if err := l.Stop(); err != nil {
-			b.Fatal(err)
-		}
+			record("envtest", start)
+			if err := env.Stop(); err != nil {
+				b.Fatal(err)
+			}
+		},
+		func() {
+			start := time.Now()
+			l, err := lab.Start(ctx, lab.Options{Components: []string{}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			record("apiserver-only", start)
+			if err := l.Stop(); err != nil {
+				b.Fatal(err)
+			}
+		},
+		func() {
+			start := time.Now()
+			l, err := lab.Start(ctx, lab.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			record("full", start)
+			if err := l.Stop(); err != nil {
+				b.Fatal(err)
+			}
+		},
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if i%2 == 0 {
-			bootPlain()
-			bootLab()
-		} else {
-			bootLab()
-			bootPlain()
+		for j := range boots {
+			boots[(i+j)%len(boots)]()
 		}
 	}
 	b.StopTimer()
-	p, c := median(plain), median(crdlab)
-	b.ReportMetric(p.Seconds(), "envtest-s")
-	b.ReportMetric(c.Seconds(), "crdlab-s")
-	b.ReportMetric(c.Seconds()/p.Seconds(), "crdlab/envtest")
-	e, a := median(etcdRSS), median(apiRSS)
-	b.ReportMetric(float64(e)/(1<<20), "etcd-MB")
-	b.ReportMetric(float64(a)/(1<<20), "apiserver-MB")
-	b.ReportMetric(float64(e+a)/(1<<20), "tree-MB")
+	plain := median(times["envtest"]).Seconds()
+	b.ReportMetric(plain, "envtest-s")
+	for _, name := range []string{"apiserver-only", "full"} {
+		s := median(times[name]).Seconds()
+		b.ReportMetric(s, name+"-s")
+		b.ReportMetric(s/plain, name+"/envtest")
+	}
+	keys := make([]string, 0, len(rss))
+	for k := range rss {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		b.ReportMetric(float64(median(rss[k]))/(1<<20), k+"-MiB")
+	}
+}
+
+// BenchmarkWorkloads runs one full lab and measures how fast its loops
+// close: the time from deleting a Pod of a 3-replica Deployment to its
+// replacement being Ready (p50, p99 over 50 deletions), and the rate at
+// which a Deployment scaled from 0 to 1000 gets all its Pods Ready.
+func BenchmarkWorkloads(b *testing.B) {
+	ctx := context.Background()
+	l, err := lab.Start(ctx, lab.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Stop()
+	cs := kubernetes.NewForConfigOrDie(l.RESTConfig())
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		ns := fmt.Sprintf("bench-%d", i)
+		if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		lat := deleteRecovery(ctx, b, l.Client(), cs, ns, 50)
+		b.ReportMetric(percentile(lat, 50).Seconds()*1000, "recovery-p50-ms")
+		b.ReportMetric(percentile(lat, 99).Seconds()*1000, "recovery-p99-ms")
+		b.ReportMetric(scaleRate(ctx, b, l.Client(), cs, ns, 1000), "pods-ready/s")
+	}
+}
+
+// deleteRecovery deletes a Pod of a 3-replica Deployment n times and returns
+// the time from each delete to a replacement's Ready.
+func deleteRecovery(ctx context.Context, b *testing.B, c client.Client, cs kubernetes.Interface, ns string, n int) []time.Duration {
+	if err := c.Create(ctx, deployment(ns, "web", 3)); err != nil {
+		b.Fatal(err)
+	}
+	waitReady(ctx, b, cs, ns, "app=web", 3, time.Minute)
+	var out []time.Duration
+	for i := 0; i < n; i++ {
+		pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		victim := pods.Items[0].Name
+		w, err := cs.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{LabelSelector: "app=web", ResourceVersion: pods.ResourceVersion})
+		if err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		if err := cs.CoreV1().Pods(ns).Delete(ctx, victim, metav1.DeleteOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		ready := false
+		for ev := range w.ResultChan() {
+			p, ok := ev.Object.(*corev1.Pod)
+			if ok && ev.Type == watch.Modified && p.Name != victim && p.DeletionTimestamp == nil && !readySince(*p).IsZero() && p.CreationTimestamp.Time.After(start.Add(-time.Second)) {
+				ready = true
+				break
+			}
+		}
+		w.Stop()
+		if !ready {
+			b.Fatal("watch ended before a replacement was ready")
+		}
+		out = append(out, time.Since(start))
+		waitReady(ctx, b, cs, ns, "app=web", 3, time.Minute)
+	}
+	return out
+}
+
+// scaleRate scales a Deployment from 0 to n and returns Pods Ready per second.
+func scaleRate(ctx context.Context, b *testing.B, c client.Client, cs kubernetes.Interface, ns string, n int32) float64 {
+	d := deployment(ns, "scale", 0)
+	if err := c.Create(ctx, d); err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	if _, err := cs.AppsV1().Deployments(ns).Patch(ctx, "scale", "application/merge-patch+json",
+		[]byte(fmt.Sprintf(`{"spec":{"replicas":%d}}`, n)), metav1.PatchOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	waitReady(ctx, b, cs, ns, "app=scale", int(n), 5*time.Minute)
+	rate := float64(n) / time.Since(start).Seconds()
+	_ = cs.AppsV1().Deployments(ns).Delete(ctx, "scale", metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)})
+	return rate
+}
+
+func waitReady(ctx context.Context, b *testing.B, cs kubernetes.Interface, ns, selector string, n int, timeout time.Duration) {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector, ResourceVersion: "0"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ready := 0
+		for _, p := range pods.Items {
+			if p.DeletionTimestamp == nil && !readySince(p).IsZero() {
+				ready++
+			}
+		}
+		if ready == n && len(pods.Items) == n {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	b.Fatalf("%d pods %s in %s not ready within %s", n, selector, ns, timeout)
 }
 
 func median[T int64 | time.Duration](xs []T) T {
@@ -88,4 +219,17 @@ func median[T int64 | time.Duration](xs []T) T {
 	s := slices.Clone(xs)
 	slices.Sort(s)
 	return s[len(s)/2]
+}
+
+func percentile(xs []time.Duration, p int) time.Duration {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	i := (len(s)*p + 99) / 100
+	if i > 0 {
+		i--
+	}
+	return s[i]
 }

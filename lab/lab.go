@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"golang.org/x/sync/errgroup"
 
@@ -62,6 +63,9 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 		}
 	}()
 
+	if opts.Logger.GetSink() != nil {
+		ctrllog.SetLogger(opts.Logger) // envtest logs through controller-runtime's root logger
+	}
 	if err := validComponents(opts.Components); err != nil {
 		return nil, err
 	}

@@ -21,7 +21,7 @@ var shared *lab.Lab
 
 var _ = BeforeSuite(func(ctx context.Context) {
 	var err error
-	shared, err = lab.Start(ctx, lab.Options{})
+	shared, err = lab.Start(ctx, lab.Options{Logger: GinkgoLogr})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() {
 		Expect(shared.Stop()).To(Succeed())

@@ -122,7 +122,7 @@ var _ = Describe("Start", func() {
 
 	It("keeps every object across a restart on the same data dir", func(ctx context.Context) {
 		dataDir := GinkgoT().TempDir()
-		first, err := lab.Start(ctx, lab.Options{DataDir: dataDir})
+		first, err := lab.Start(ctx, lab.Options{DataDir: dataDir, Components: []string{}})
 		Expect(err).NotTo(HaveOccurred())
 		cm := &corev1.ConfigMap{
 			ObjectMeta: metav1.ObjectMeta{Name: "kept", Namespace: "default"},
@@ -131,7 +131,7 @@ var _ = Describe("Start", func() {
 		Expect(first.Client().Create(ctx, cm)).To(Succeed())
 		Expect(first.Stop()).To(Succeed())
 
-		second, err := lab.Start(ctx, lab.Options{DataDir: dataDir})
+		second, err := lab.Start(ctx, lab.Options{DataDir: dataDir, Components: []string{}})
 		Expect(err).NotTo(HaveOccurred())
 		defer second.Stop()
 		got := &corev1.ConfigMap{}

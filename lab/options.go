@@ -63,7 +63,9 @@ type Options struct {
 	// apiextensions.k8s.io/v1.
 	Scheme *runtime.Scheme
 
-	// Logger receives diagnostics. The zero Logger discards them.
+	// Logger receives diagnostics. When set, it also becomes
+	// controller-runtime's root logger (log.SetLogger), through which envtest
+	// logs. The zero Logger discards them.
 	Logger logr.Logger
 
 	// Progress, if set, is called as each phase of the start completes, with

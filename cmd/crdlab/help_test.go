@@ -15,6 +15,7 @@ func TestHelpGolden(t *testing.T) {
 		{"status", "--help"},
 		{"kubectl", "--help"},
 		{"version", "--help"},
+		{"node", "--help"},
 	} {
 		name := "help-root"
 		if len(args) > 1 {

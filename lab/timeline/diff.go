@@ -25,7 +25,7 @@ func objectEvent(verb, kind string, obj *unstructured.Unstructured) Event {
 		Name:      obj.GetName(),
 	}
 	if verb == Create {
-		e.Actor, _ = lastManager(obj)
+		e.Actor, _ = actorOf(obj, nil)
 	} else {
 		e.Actor = "?"
 	}
@@ -40,10 +40,18 @@ func updateEvent(kind string, old, cur *unstructured.Unstructured) (e Event, cha
 	if len(fields) == 0 {
 		return e, false
 	}
-	actor, subresource := lastManager(cur)
+	actor, subresource := actorOf(cur, changedEntry(old, cur))
 	verb := Update
 	if subresource == "status" || allUnder(fields, "status") {
 		verb = Status
+	}
+	if node, _, _ := unstructured.NestedString(cur.Object, "spec", "nodeName"); kind == "Pod" && node != "" {
+		if was, _, _ := unstructured.NestedString(old.Object, "spec", "nodeName"); was == "" {
+			verb, fields = Bind, []string{"→ node/" + node}
+		}
+	}
+	if kind == "Pod" && verb == Status {
+		fields = []string{podSummary(cur)}
 	}
 	if cur.GetDeletionTimestamp() != nil && old.GetDeletionTimestamp() == nil {
 		verb, actor = Delete, "?"
@@ -63,9 +71,73 @@ func updateEvent(kind string, old, cur *unstructured.Unstructured) (e Event, cha
 	}, true
 }
 
+// actorOf names who made the latest write to obj: its newest managedFields
+// entry's manager, narrowed to one controller for kube-controller-manager by
+// the kind of the object (a status) or of its controlling owner (a child).
+//
+// entry, when known, is the managedFields entry the write changed.
+func actorOf(obj *unstructured.Unstructured, entry *metav1.ManagedFieldsEntry) (actor, subresource string) {
+	manager, subresource := lastManager(obj)
+	if entry != nil {
+		manager, subresource = entry.Manager, entry.Subresource
+	}
+	if manager != "kube-controller-manager" {
+		return Actor(manager), subresource
+	}
+	kind := obj.GetKind()
+	if subresource != "status" {
+		for _, ref := range obj.GetOwnerReferences() {
+			if ref.Controller != nil && *ref.Controller {
+				kind = ref.Kind
+			}
+		}
+	}
+	if c, ok := controllerFor[kind]; ok {
+		return c, subresource
+	}
+	return Actor(manager), subresource
+}
+
+// changedEntry returns the managedFields entry of cur that is new or
+// differs from old's: the one the write between them touched.
+func changedEntry(old, cur *unstructured.Unstructured) *metav1.ManagedFieldsEntry {
+	before := map[string]metav1.ManagedFieldsEntry{}
+	key := func(e metav1.ManagedFieldsEntry) string {
+		return e.Manager + "/" + string(e.Operation) + "/" + e.Subresource
+	}
+	for _, e := range old.GetManagedFields() {
+		before[key(e)] = e
+	}
+	for _, e := range cur.GetManagedFields() {
+		prev, ok := before[key(e)]
+		if !ok || !equality.Semantic.DeepEqual(prev, e) {
+			return &e
+		}
+	}
+	return nil
+}
+
+// podSummary describes a Pod's status the way kubectl get pods would.
+func podSummary(pod *unstructured.Unstructured) string {
+	phase, _, _ := unstructured.NestedString(pod.Object, "status", "phase")
+	conds, _, _ := unstructured.NestedSlice(pod.Object, "status", "conditions")
+	for _, c := range conds {
+		if m, ok := c.(map[string]any); ok && m["type"] == "Ready" {
+			if m["status"] == "True" {
+				return phase + ", Ready"
+			}
+			return phase + ", not ready"
+		}
+	}
+	if deleting := pod.GetDeletionTimestamp(); deleting != nil {
+		return phase + ", terminating"
+	}
+	return phase
+}
+
 // lastManager returns the manager and subresource of the most recent
 // managedFields entry.
-func lastManager(obj *unstructured.Unstructured) (actor, subresource string) {
+func lastManager(obj *unstructured.Unstructured) (manager, subresource string) {
 	var latest *metav1.ManagedFieldsEntry
 	for _, mf := range obj.GetManagedFields() {
 		if latest == nil || (mf.Time != nil && latest.Time != nil && latest.Time.Before(mf.Time)) {
@@ -73,9 +145,9 @@ func lastManager(obj *unstructured.Unstructured) (actor, subresource string) {
 		}
 	}
 	if latest == nil {
-		return Actor(""), ""
+		return "", ""
 	}
-	return Actor(latest.Manager), latest.Subresource
+	return latest.Manager, latest.Subresource
 }
 
 // bookkeeping fields change on every write and say nothing about intent.

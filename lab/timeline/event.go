@@ -12,6 +12,7 @@ const (
 	Status = "STATUS" // a write through the status subresource
 	Delete = "DELETE"
 	Emit   = "EVENT" // a core/v1 Event a component emitted about the object
+	Bind   = "BIND"  // the scheduler assigned a Pod to a node
 )
 
 // Event is one line of the timeline.
@@ -49,10 +50,33 @@ func Actor(manager string) string {
 		return "you (kubectl)"
 	case manager == "kube-controller-manager":
 		return "controller-manager"
-	case manager == "kube-scheduler":
+	case manager == "kube-scheduler", manager == "default-scheduler":
 		return "scheduler"
 	case manager == "kube-apiserver":
 		return "apiserver"
+	case manager == "kubelet":
+		return "kubelet (simulated)"
 	}
-	return manager
+	return strings.TrimSuffix(manager, "-controller")
+}
+
+// controllerFor names the kube-controller-manager controller that writes
+// objects of a kind (its status) or owned by a kind (its children): all of
+// kube-controller-manager's controllers share one field manager, so the
+// manager alone cannot tell them apart.
+var controllerFor = map[string]string{
+	"Deployment":              "deployment",
+	"ReplicaSet":              "replicaset",
+	"ReplicationController":   "replicationcontroller",
+	"StatefulSet":             "statefulset",
+	"DaemonSet":               "daemonset",
+	"Job":                     "job",
+	"CronJob":                 "cronjob",
+	"Service":                 "endpointslice",
+	"EndpointSlice":           "endpointslice",
+	"Namespace":               "namespace",
+	"Node":                    "node-lifecycle",
+	"ServiceAccount":          "serviceaccount",
+	"HorizontalPodAutoscaler": "horizontal-pod-autoscaler",
+	"PodDisruptionBudget":     "disruption",
 }

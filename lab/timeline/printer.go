@@ -37,6 +37,7 @@ var verbColor = map[string]string{
 	Status: "\x1b[36m", // cyan
 	Delete: "\x1b[31m", // red
 	Emit:   "\x1b[35m", // magenta
+	Bind:   "\x1b[34m", // blue
 }
 
 // Record prints e.

@@ -1,0 +1,103 @@
+package timeline
+
+import (
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// obj builds an object of kind whose managedFields hold one entry per
+// manager[:subresource] given, in that order, the last one newest.
+func obj(kind string, fields map[string]any, writers ...string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{"kind": kind, "apiVersion": "v1"}}
+	for k, v := range fields {
+		u.Object[k] = v
+	}
+	u.SetName("x")
+	u.SetNamespace("default")
+	var mfs []metav1.ManagedFieldsEntry
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i, w := range writers {
+		manager, sub := w, ""
+		if len(w) > 7 && w[len(w)-7:] == ":status" {
+			manager, sub = w[:len(w)-7], "status"
+		}
+		t := metav1.NewTime(base.Add(time.Duration(i) * time.Second))
+		mfs = append(mfs, metav1.ManagedFieldsEntry{Manager: manager, Operation: metav1.ManagedFieldsOperationUpdate, Subresource: sub, Time: &t})
+	}
+	u.SetManagedFields(mfs)
+	return u
+}
+
+func TestUpdateEvent(t *testing.T) {
+	rsOwned := func(u *unstructured.Unstructured) *unstructured.Unstructured {
+		u.SetOwnerReferences([]metav1.OwnerReference{{Kind: "ReplicaSet", Name: "web-1", Controller: ptrTrue()}})
+		return u
+	}
+	for _, tc := range []struct {
+		name            string
+		old, cur        *unstructured.Unstructured
+		wantChanged     bool
+		wantVerb, actor string
+		wantDetail      string
+	}{
+		{
+			name:        "scheduler binds a pod",
+			old:         rsOwned(obj("Pod", map[string]any{"spec": map[string]any{}}, "kube-controller-manager")),
+			cur:         rsOwned(obj("Pod", map[string]any{"spec": map[string]any{"nodeName": "lab-node-2"}}, "kube-controller-manager", "kube-scheduler")),
+			wantChanged: true, wantVerb: Bind, actor: "scheduler", wantDetail: "→ node/lab-node-2",
+		},
+		{
+			name: "simulated kubelet runs a pod",
+			old:  obj("Pod", map[string]any{"status": map[string]any{"phase": "Pending"}}, "kube-scheduler"),
+			cur: obj("Pod", map[string]any{"status": map[string]any{"phase": "Running", "conditions": []any{
+				map[string]any{"type": "Ready", "status": "True"},
+			}}}, "kube-scheduler", "kubelet:status"),
+			wantChanged: true, wantVerb: Status, actor: "kubelet (simulated)", wantDetail: "Running, Ready",
+		},
+		{
+			name:        "you scale a deployment",
+			old:         obj("Deployment", map[string]any{"spec": map[string]any{"replicas": int64(3)}}, "kubectl-create"),
+			cur:         obj("Deployment", map[string]any{"spec": map[string]any{"replicas": int64(10)}}, "kubectl-create", "kubectl-scale"),
+			wantChanged: true, wantVerb: Update, actor: "you (kubectl)", wantDetail: "spec.replicas 3→10",
+		},
+		{
+			name:        "deployment controller writes status",
+			old:         obj("Deployment", map[string]any{"status": map[string]any{"replicas": int64(3)}}, "kubectl-create"),
+			cur:         obj("Deployment", map[string]any{"status": map[string]any{"replicas": int64(10)}}, "kubectl-create", "kube-controller-manager:status"),
+			wantChanged: true, wantVerb: Status, actor: "deployment", wantDetail: "status.replicas 3→10",
+		},
+		{
+			name:        "only bookkeeping changed",
+			old:         obj("ConfigMap", map[string]any{"data": map[string]any{"a": "1"}}, "kubectl-create"),
+			cur:         obj("ConfigMap", map[string]any{"data": map[string]any{"a": "1"}}, "kubectl-create", "kubectl-edit"),
+			wantChanged: false,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, changed := updateEvent(tc.cur.GetKind(), tc.old, tc.cur)
+			if changed != tc.wantChanged {
+				t.Fatalf("changed = %v, want %v (event %+v)", changed, tc.wantChanged, e)
+			}
+			if !changed {
+				return
+			}
+			if e.Verb != tc.wantVerb || e.Actor != tc.actor || e.Detail != tc.wantDetail {
+				t.Errorf("got verb %q actor %q detail %q\nwant verb %q actor %q detail %q",
+					e.Verb, e.Actor, e.Detail, tc.wantVerb, tc.actor, tc.wantDetail)
+			}
+		})
+	}
+}
+
+func TestCreateActorIsTheOwnersController(t *testing.T) {
+	pod := obj("Pod", nil, "kube-controller-manager")
+	pod.SetOwnerReferences([]metav1.OwnerReference{{Kind: "ReplicaSet", Name: "web-1", Controller: ptrTrue()}})
+	if e := objectEvent(Create, "Pod", pod); e.Actor != "replicaset" || e.Object() != "pod/x" {
+		t.Errorf("got actor %q object %q, want replicaset pod/x", e.Actor, e.Object())
+	}
+}
+
+func ptrTrue() *bool { b := true; return &b }
