@@ -47,8 +47,16 @@ func updateEvent(kind string, old, cur *unstructured.Unstructured) (e Event, cha
 	}
 	if node, _, _ := unstructured.NestedString(cur.Object, "spec", "nodeName"); kind == "Pod" && node != "" {
 		if was, _, _ := unstructured.NestedString(old.Object, "spec", "nodeName"); was == "" {
-			verb, fields = Bind, []string{"→ node/" + node}
+			// A binding leaves no managedFields entry; the Pod names its scheduler.
+			scheduler, _, _ := unstructured.NestedString(cur.Object, "spec", "schedulerName")
+			if scheduler == "" {
+				scheduler = "default-scheduler" // the apiserver's default
+			}
+			verb, fields, actor = Bind, []string{"→ node/" + node}, Actor(scheduler)
 		}
+	}
+	if old.GetDeletionTimestamp() != nil && allUnder(fields, "metadata") {
+		return e, false // the grace period cut short; the DELETE line follows
 	}
 	if kind == "Pod" && verb == Status {
 		fields = []string{podSummary(cur)}

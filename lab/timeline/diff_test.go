@@ -50,6 +50,12 @@ func TestUpdateEvent(t *testing.T) {
 			wantChanged: true, wantVerb: Bind, actor: "scheduler", wantDetail: "→ node/lab-node-2",
 		},
 		{
+			name:        "a binding leaves no managedFields entry: the pod names its scheduler",
+			old:         rsOwned(obj("Pod", map[string]any{"spec": map[string]any{"schedulerName": "default-scheduler"}}, "kube-controller-manager")),
+			cur:         rsOwned(obj("Pod", map[string]any{"spec": map[string]any{"schedulerName": "default-scheduler", "nodeName": "lab-node-1"}}, "kube-controller-manager")),
+			wantChanged: true, wantVerb: Bind, actor: "scheduler", wantDetail: "→ node/lab-node-1",
+		},
+		{
 			name: "simulated kubelet runs a pod",
 			old:  obj("Pod", map[string]any{"status": map[string]any{"phase": "Pending"}}, "kube-scheduler"),
 			cur: obj("Pod", map[string]any{"status": map[string]any{"phase": "Running", "conditions": []any{
