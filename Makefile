@@ -31,6 +31,14 @@ run: build ## Build, then start a lab in the foreground (crdlab up).
 fmt: ## Format the code.
 	gofmt -l -w cmd lab
 
+.PHONY: generate
+generate: build ## Regenerate generated files: the components' --help that lab answers early for envtest.
+	mkdir -p bin/links
+	for c in etcd kube-apiserver; do \
+		ln -sf ../crdlab bin/links/$$c; \
+		CRDLAB_REAL_HELP=1 bin/links/$$c --help > lab/internal/fasthelp/$$c.txt 2>&1; \
+	done
+
 .PHONY: vet
 vet: ## Run go vet.
 	$(GO) vet ./...

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 
@@ -23,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crdlab/crdlab/lab"
+	"github.com/crdlab/crdlab/lab/internal/fasthelp"
 )
 
 var _ = Describe("a started lab", func() {
@@ -84,6 +86,21 @@ var _ = Describe("a started lab", func() {
 		err := c.Create(ctx, widget("w2", 1000))
 		Expect(apierrors.IsInvalid(err)).To(BeTrue(), "got %v", err)
 		Expect(err.Error()).To(ContainSubstring("spec.size"))
+	})
+})
+
+var _ = Describe("the multi-call binary", func() {
+	It("answers envtest's --help look-ups early, exactly as the real components", func() {
+		for name := range fasthelp.Help {
+			link := filepath.Join(shared.WorkDir(), "bin", name)
+			real := exec.Command(link, "--help")
+			real.Env = append(os.Environ(), fasthelp.RealHelpEnv+"=1")
+			want, err := real.CombinedOutput()
+			Expect(err).NotTo(HaveOccurred())
+			got, err := exec.Command(link, "--help").CombinedOutput()
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(got)).To(Equal(string(want)), "%s --help changed: run 'make generate'", name)
+		}
 	})
 })
 

@@ -8,7 +8,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	_ "github.com/crdlab/crdlab/lab/internal/i18n" // first: keeps kubectl from loading translations in every process
+	_ "github.com/crdlab/crdlab/lab/internal/fasthelp" // first: answers envtest's --help look-ups at once
+	_ "github.com/crdlab/crdlab/lab/internal/i18n"     // first: keeps kubectl from loading translations in every process
 
 	"go.etcd.io/etcd/server/v3/etcdmain"
 	"k8s.io/cli-runtime/pkg/genericclioptions"

@@ -34,8 +34,14 @@ func Children(pid int) ([]int, error) {
 type Process struct {
 	PID  int
 	Name string // the name it was started under: etcd, kube-apiserver, ...
-	// RSS and PeakRSS are its resident set size now and at its peak, in bytes.
+	// RSS and PeakRSS are its resident set size now and at its peak, in
+	// bytes. The processes of a lab share the pages of one executable, which
+	// RSS counts in each of them.
 	RSS, PeakRSS int64
+	// PSS is its proportional set size: shared pages divided among the
+	// processes sharing them, so that the PSS of a tree adds up to what it
+	// really uses. Zero where the kernel does not report it.
+	PSS int64
 }
 
 // Tree returns pid and every process below it, depth first.
@@ -66,11 +72,25 @@ func readProcess(pid int) (Process, error) {
 		return p, err
 	}
 	p.Name = filepath.Base(strings.SplitN(string(cmdline), "\x00", 2)[0])
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	status, err := readKB(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return p, err
 	}
+	p.RSS, p.PeakRSS = status["VmRSS"], status["VmHWM"]
+	if rollup, err := readKB(fmt.Sprintf("/proc/%d/smaps_rollup", pid)); err == nil {
+		p.PSS = rollup["Pss"]
+	}
+	return p, nil
+}
+
+// readKB reads the "Key: N kB" lines of a /proc file, in bytes.
+func readKB(path string) (map[string]int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
 	defer f.Close()
+	values := map[string]int64{}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		key, value, ok := strings.Cut(sc.Text(), ":")
@@ -78,16 +98,13 @@ func readProcess(pid int) (Process, error) {
 			continue
 		}
 		fields := strings.Fields(value)
-		if len(fields) == 0 {
+		if len(fields) != 2 || fields[1] != "kB" {
 			continue
 		}
-		kb, _ := strconv.ParseInt(fields[0], 10, 64)
-		switch key {
-		case "VmRSS":
-			p.RSS = kb * 1024
-		case "VmHWM":
-			p.PeakRSS = kb * 1024
+		kb, err := strconv.ParseInt(fields[0], 10, 64)
+		if err == nil {
+			values[key] = kb * 1024
 		}
 	}
-	return p, sc.Err()
+	return values, sc.Err()
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"k8s.io/klog/v2"
 
 	"github.com/crdlab/crdlab/lab"
@@ -40,6 +41,10 @@ func defaultStateDir() string {
 }
 
 func newRootCommand() *cobra.Command {
+	// Kubernetes' version flag package registers --version on pflag's global
+	// flag set, which cobra adds to every root command; it would print the
+	// components' build version, not crdlab's. 'crdlab version' is the way.
+	_ = pflag.CommandLine.MarkHidden("version")
 	g := &globalFlags{}
 	cmd := &cobra.Command{
 		Use:   "crdlab",

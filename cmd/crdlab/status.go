@@ -38,12 +38,13 @@ none does.`,
 				return nil // it stopped meanwhile; what we printed stands
 			}
 			fmt.Fprintf(out, "  processes:\n")
-			var total int64
+			var rss, pss int64
 			for _, p := range tree {
-				total += p.RSS
-				fmt.Fprintf(out, "    %-24s pid %-7d rss %4d MiB (peak %d MiB)\n", p.Name, p.PID, p.RSS>>20, p.PeakRSS>>20)
+				rss += p.RSS
+				pss += p.PSS
+				fmt.Fprintf(out, "    %-24s pid %-7d rss %4d MiB  pss %4d MiB  (peak rss %d MiB)\n", p.Name, p.PID, p.RSS>>20, p.PSS>>20, p.PeakRSS>>20)
 			}
-			fmt.Fprintf(out, "    %-24s             rss %4d MiB\n", "total", total>>20)
+			fmt.Fprintf(out, "    %-24s             rss %4d MiB  pss %4d MiB  (pss counts shared pages once)\n", "total", rss>>20, pss>>20)
 			return nil
 		},
 	}

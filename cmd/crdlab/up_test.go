@@ -78,6 +78,18 @@ func TestUpDetachedServesKubectlAndDownStopsAll(t *testing.T) {
 		t.Errorf("crdlab kubectl get ns default:\n%s", out)
 	}
 
+	if out := c.mustRun("node", "list"); strings.Count(out, "running") != 3 {
+		t.Errorf("node list: want 3 running nodes:\n%s", out)
+	}
+	c.mustRun("node", "stop", "lab-node-2")
+	if out := c.mustRun("node", "list"); !strings.Contains(out, "lab-node-2   stopped") {
+		t.Errorf("node list after stop: want lab-node-2 stopped:\n%s", out)
+	}
+	c.mustRun("node", "start", "lab-node-2")
+	if out, code := c.run("node", "stop", "no-such-node"); code == 0 || !strings.Contains(out, `"no-such-node"`) {
+		t.Errorf("node stop no-such-node: exit %d, want an error naming it:\n%s", code, out)
+	}
+
 	out, code := c.run("up", "-d")
 	if code == 0 || !strings.Contains(out, "already running") || !strings.Contains(out, c.stateDir) {
 		t.Errorf("second up: exit %d, want an error naming the running lab and state dir:\n%s", code, out)
