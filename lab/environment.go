@@ -25,6 +25,30 @@ var apiServerTuning = map[string]string{
 	"profiling": "false",
 }
 
+// tuneEtcd adds etcdTuning to etcd's flags.
+func tuneEtcd(etcd *envtest.Etcd) {
+	for k, v := range etcdTuning {
+		etcd.Configure().Set(k, v)
+	}
+}
+
+// onLoopback makes the apiserver advertise itself on loopback only. The
+// endpoint reconciler refuses loopback addresses for the kubernetes
+// Service, so it is off (the Service exists, without endpoints).
+func onLoopback(api *envtest.APIServer) {
+	api.SecureServing.Address = "127.0.0.1"
+	api.Configure().Set("advertise-address", "127.0.0.1")
+	api.Configure().Set("endpoint-reconciler-type", "none")
+}
+
+// tuneAPIServer adds apiServerTuning to the apiserver's flags.
+func tuneAPIServer(api *envtest.APIServer) {
+	args := api.Configure()
+	for k, v := range apiServerTuning {
+		args.Set(k, v)
+	}
+}
+
 // prepareDirs makes the work and data directories, checks that they are
 // writable, and lays out the links to this executable.
 func (l *Lab) prepareDirs() error {
@@ -132,8 +156,14 @@ func (l *Lab) environment() (*envtest.Environment, error) {
 		etcd.Configure().Set("unsafe-no-fsync", "false")
 	}
 	if self {
-		for k, v := range etcdTuning {
-			etcd.Configure().Set(k, v)
+		tuneEtcd(etcd)
+		if l.opts.DataDir == "" && !l.opts.NoEtcdTemplate {
+			data := filepath.Join(l.workDir, "etcd-data")
+			_ = os.RemoveAll(data) // left by a lab that was killed
+			if l.seedEtcd(data, binDir) {
+				etcd.DataDir = data
+				l.ownDataDir = data
+			}
 		}
 	}
 	api := &envtest.APIServer{Out: logs[KubeAPIServer], Err: logs[KubeAPIServer]}
@@ -147,15 +177,9 @@ func (l *Lab) environment() (*envtest.Environment, error) {
 		api.SecureServing.Port = fmt.Sprint(l.opts.Port)
 	}
 	args := api.Configure()
-	// The apiserver advertises itself on loopback only; the endpoint
-	// reconciler refuses loopback addresses for the kubernetes Service, so it
-	// is off (the Service exists, without endpoints).
-	args.Set("advertise-address", "127.0.0.1")
-	args.Set("endpoint-reconciler-type", "none")
+	onLoopback(api)
 	if self {
-		for k, v := range apiServerTuning {
-			args.Set(k, v)
-		}
+		tuneAPIServer(api)
 	}
 	if l.opts.runs(Nodes) {
 		// Pods on a failed node are evicted after 10s, not 5 minutes.

@@ -35,6 +35,7 @@ type Lab struct {
 	ownWorkDir bool
 	started    time.Time
 	logFiles   []*os.File
+	ownDataDir string // an ephemeral etcd data dir the lab made
 	children   []*child
 	kubelet    *kubelet.Kubelet
 }
@@ -207,6 +208,12 @@ func (l *Lab) Stop() error {
 		_ = f.Close()
 	}
 	l.logFiles = nil
+	if l.ownDataDir != "" {
+		if err := os.RemoveAll(l.ownDataDir); err != nil {
+			errs = append(errs, fmt.Errorf("unable to remove etcd data %s: %w", l.ownDataDir, err))
+		}
+		l.ownDataDir = ""
+	}
 	if l.ownWorkDir && l.workDir != "" {
 		if err := os.RemoveAll(l.workDir); err != nil {
 			errs = append(errs, fmt.Errorf("unable to remove work dir %s: %w", l.workDir, err))

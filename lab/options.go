@@ -20,6 +20,12 @@ type Options struct {
 	// temporary directory removed by Stop.
 	DataDir string
 
+	// NoEtcdTemplate turns off starting an ephemeral etcd from a copy of
+	// an already bootstrapped data dir (kept in the user's cache dir, made by
+	// the first lab of each Kubernetes version), which saves the apiserver
+	// its storage bootstrap. See docs/boot.md.
+	NoEtcdTemplate bool
+
 	// Port is the kube-apiserver's secure port on 127.0.0.1.
 	// Zero: a free port.
 	Port int

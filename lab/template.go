@@ -1,0 +1,140 @@
+package lab
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+// A new kube-apiserver bootstraps its storage before it reports healthy:
+// default namespaces, about a hundred RBAC roles and bindings, priority
+// classes, flow-control settings, each a write through admission to etcd.
+// A lab whose etcd data is ephemeral starts instead from a copy of an etcd
+// data dir that a kube-apiserver of the same version has bootstrapped once
+// (the "template", kept in the user's cache dir), so the bootstrap finds
+// everything in place and only reads.
+
+// templateFormat changes when what goes into a template changes.
+const templateFormat = "1"
+
+// templateDir is where the template for this binary's Kubernetes version is
+// kept.
+func templateDir() (string, error) {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	version := BuildVersions().Kubernetes
+	if version == "" {
+		version = "unknown"
+	}
+	return filepath.Join(cache, "crdlab", "etcd-bootstrapped-"+version+"-"+templateFormat), nil
+}
+
+// seedEtcd fills dataDir with a copy of the template, making the template
+// first if there is none. It reports whether it did; on any failure the
+// lab boots from an empty data dir as envtest would, so a template is only
+// ever an optimisation.
+func (l *Lab) seedEtcd(dataDir string, binDir string) bool {
+	tmpl, err := templateDir()
+	if err != nil {
+		return false
+	}
+	if _, err := os.Stat(filepath.Join(tmpl, "member")); err != nil {
+		l.opts.Progress("bootstrapping an etcd template for later labs (once per Kubernetes version)")
+		if err := makeTemplate(tmpl, binDir, l.opts); err != nil {
+			l.opts.Logger.Info("unable to make an etcd template; booting without", "error", err.Error())
+			return false
+		}
+	}
+	if err := copyTree(tmpl, dataDir); err != nil {
+		l.opts.Logger.Info("unable to copy the etcd template; booting without", "error", err.Error())
+		_ = os.RemoveAll(dataDir)
+		return false
+	}
+	return true
+}
+
+// makeTemplate boots etcd and kube-apiserver once on a fresh data dir,
+// stops them once the apiserver is healthy (its bootstrap done), and moves
+// the data dir to tmpl.
+func makeTemplate(tmpl, binDir string, opts Options) error {
+	if err := os.MkdirAll(filepath.Dir(tmpl), 0o700); err != nil {
+		return err
+	}
+	work, err := os.MkdirTemp(filepath.Dir(tmpl), ".make-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	data := filepath.Join(work, "etcd")
+	etcd := &envtest.Etcd{DataDir: data}
+	api := &envtest.APIServer{}
+	tuneEtcd(etcd)
+	onLoopback(api)
+	tuneAPIServer(api)
+	etcd.Path = filepath.Join(binDir, Etcd)
+	api.Path = filepath.Join(binDir, KubeAPIServer)
+	env := &envtest.Environment{
+		ControlPlane:             envtest.ControlPlane{Etcd: etcd, APIServer: api},
+		ControlPlaneStartTimeout: opts.StartTimeout,
+		ControlPlaneStopTimeout:  opts.StopTimeout,
+	}
+	if _, err := env.Start(); err != nil {
+		_ = env.Stop()
+		return fmt.Errorf("unable to boot a control plane for the template: %w", err)
+	}
+	if err := env.Stop(); err != nil {
+		return fmt.Errorf("unable to stop the template's control plane: %w", err)
+	}
+	// Another lab may have made one meanwhile: the first rename wins.
+	if err := os.Rename(data, tmpl); err != nil {
+		if _, statErr := os.Stat(filepath.Join(tmpl, "member")); statErr == nil {
+			return nil
+		}
+		return err
+	}
+	return nil
+}
+
+// copyTree copies the regular files and folders under src to dst.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o700)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		return copyFile(path, target)
+	})
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
