@@ -226,3 +226,35 @@ func lineDiff(want, got string) string {
 	}
 	return b.String()
 }
+
+// listenAddrs returns the local addresses (hex, as /proc/net/tcp has them)
+// on which any of procs listens.
+func listenAddrs(t *testing.T, procs []lab.Process) []string {
+	t.Helper()
+	inodes := map[string]bool{}
+	for _, p := range procs {
+		fds, _ := filepath.Glob(fmt.Sprintf("/proc/%d/fd/*", p.PID))
+		for _, fd := range fds {
+			if target, err := os.Readlink(fd); err == nil && strings.HasPrefix(target, "socket:[") {
+				inodes[strings.TrimSuffix(strings.TrimPrefix(target, "socket:["), "]")] = true
+			}
+		}
+	}
+	var addrs []string
+	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		data, err := os.ReadFile(table)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(data), "\n")[1:] {
+			f := strings.Fields(line)
+			if len(f) > 9 && f[3] == "0A" && inodes[f[9]] { // 0A: LISTEN
+				addrs = append(addrs, f[1])
+			}
+		}
+	}
+	return addrs
+}
+
+// loopbackHex is 127.0.0.1 as /proc/net/tcp writes it.
+const loopbackHex = "0100007F:"

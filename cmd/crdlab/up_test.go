@@ -58,8 +58,19 @@ func TestUpDetachedServesKubectlAndDownStopsAll(t *testing.T) {
 	for _, p := range tree {
 		names[p.Name] = true
 	}
-	if !names["etcd"] || !names["kube-apiserver"] {
-		t.Fatalf("lab tree %+v lacks etcd or kube-apiserver", tree)
+	for _, want := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler"} {
+		if !names[want] {
+			t.Fatalf("lab tree %+v lacks %s", tree, want)
+		}
+	}
+	listens := listenAddrs(t, tree)
+	if len(listens) < 4 {
+		t.Errorf("the lab listens on %v; want at least etcd, apiserver, controller-manager, scheduler", listens)
+	}
+	for _, a := range listens {
+		if !strings.HasPrefix(a, loopbackHex) {
+			t.Errorf("the lab listens on %s, not on 127.0.0.1", a)
+		}
 	}
 
 	if out := c.mustRun("status"); !strings.Contains(out, "running") || !strings.Contains(out, "https://127.0.0.1:") {
