@@ -142,8 +142,12 @@ func (l *Lab) componentKubeconfig(user string, groups ...string) (string, error)
 	return path, writeFileAtomic(path, data, 0o600)
 }
 
-func (l *Lab) controllerManager(binDir string) (*child, error) {
-	kubeconfig, err := l.componentKubeconfig("system:kube-controller-manager")
+// newChild makes a supervised child for component name (kube-controller-
+// manager or kube-scheduler): a client certificate for user
+// system:<name>, a free port for its /healthz on 127.0.0.1, the flags every
+// such component takes, and then its own flags, from flags(kubeconfig).
+func (l *Lab) newChild(name, binDir string, flags func(kubeconfig string) ([]string, error)) (*child, error) {
+	kubeconfig, err := l.componentKubeconfig("system:" + name)
 	if err != nil {
 		return nil, err
 	}
@@ -151,58 +155,61 @@ func (l *Lab) controllerManager(binDir string) (*child, error) {
 	if err != nil {
 		return nil, err
 	}
-	caFile := filepath.Join(l.workDir, "certs", "apiserver-ca.crt")
-	if err := os.WriteFile(caFile, l.env.ControlPlane.APIServer.SecureServing.CA, 0o600); err != nil {
-		return nil, fmt.Errorf("unable to write %s: %w", caFile, err)
+	own, err := flags(kubeconfig)
+	if err != nil {
+		return nil, err
 	}
-	certDir := filepath.Join(l.workDir, "certs", "kube-controller-manager")
-	args := []string{
-		"--kubeconfig=" + kubeconfig,
+	args := append([]string{
 		"--authentication-kubeconfig=" + kubeconfig,
 		"--authorization-kubeconfig=" + kubeconfig,
 		"--bind-address=127.0.0.1",
 		"--secure-port=" + strconv.Itoa(port),
-		"--cert-dir=" + certDir,
-		"--leader-elect=false",
-		// Each controller acts under its own service account, so the
-		// timeline can name who did what.
-		"--use-service-account-credentials=true",
-		"--controllers=" + strings.Join(ControllerManagerControllers, ","),
-		"--root-ca-file=" + caFile,
-		// Not throttled: a scale-up of hundreds of Pods must not crawl.
-		"--kube-api-qps=1000",
-		"--kube-api-burst=2000",
-		"--concurrent-deployment-syncs=10",
-		"--concurrent-replicaset-syncs=10",
-		"--concurrent-statefulset-syncs=10",
-		"--concurrent-gc-syncs=40",
-		"--node-monitor-grace-period=" + nodeMonitorGracePeriod,
-		"--node-monitor-period=" + nodeMonitorPeriod,
-		"--horizontal-pod-autoscaler-sync-period=5s",
-		"--allocate-node-cidrs=false",
-	}
+		"--cert-dir=" + filepath.Join(l.workDir, "certs", name),
+	}, own...)
 	return &child{
-		name:    KubeControllerManager,
-		path:    filepath.Join(binDir, KubeControllerManager),
+		name:    name,
+		path:    filepath.Join(binDir, name),
 		args:    args,
 		health:  fmt.Sprintf("https://127.0.0.1:%d/healthz", port),
-		logPath: filepath.Join(l.LogDir(), KubeControllerManager+".log"),
+		logPath: filepath.Join(l.LogDir(), name+".log"),
 		log:     l.opts.Logger,
 	}, nil
 }
 
+func (l *Lab) controllerManager(binDir string) (*child, error) {
+	return l.newChild(KubeControllerManager, binDir, func(kubeconfig string) ([]string, error) {
+		caFile := filepath.Join(l.workDir, "certs", "apiserver-ca.crt")
+		if err := os.WriteFile(caFile, l.env.ControlPlane.APIServer.SecureServing.CA, 0o600); err != nil {
+			return nil, fmt.Errorf("unable to write %s: %w", caFile, err)
+		}
+		return []string{
+			"--kubeconfig=" + kubeconfig,
+			"--leader-elect=false",
+			// Each controller acts under its own service account, so the
+			// timeline can name who did what.
+			"--use-service-account-credentials=true",
+			"--controllers=" + strings.Join(ControllerManagerControllers, ","),
+			"--root-ca-file=" + caFile,
+			// Not throttled: a scale-up of hundreds of Pods must not crawl.
+			"--kube-api-qps=1000",
+			"--kube-api-burst=2000",
+			"--concurrent-deployment-syncs=10",
+			"--concurrent-replicaset-syncs=10",
+			"--concurrent-statefulset-syncs=10",
+			"--concurrent-gc-syncs=40",
+			"--node-monitor-grace-period=" + nodeMonitorGracePeriod,
+			"--node-monitor-period=" + nodeMonitorPeriod,
+			"--horizontal-pod-autoscaler-sync-period=5s",
+			"--allocate-node-cidrs=false",
+		}, nil
+	})
+}
+
 func (l *Lab) scheduler(binDir string) (*child, error) {
-	kubeconfig, err := l.componentKubeconfig("system:kube-scheduler")
-	if err != nil {
-		return nil, err
-	}
-	port, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	config := filepath.Join(l.workDir, "kube-scheduler.yaml")
-	// Client QPS is only settable through the configuration file.
-	cfg := fmt.Sprintf(`apiVersion: kubescheduler.config.k8s.io/v1
+	return l.newChild(KubeScheduler, binDir, func(kubeconfig string) ([]string, error) {
+		config := filepath.Join(l.workDir, "kube-scheduler.yaml")
+		// Client QPS is only settable through the configuration file.
+		cfg := fmt.Sprintf(`apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
 clientConnection:
   kubeconfig: %q
@@ -211,25 +218,11 @@ clientConnection:
 leaderElection:
   leaderElect: false
 `, kubeconfig)
-	if err := os.WriteFile(config, []byte(cfg), 0o600); err != nil {
-		return nil, fmt.Errorf("unable to write %s: %w", config, err)
-	}
-	args := []string{
-		"--config=" + config,
-		"--authentication-kubeconfig=" + kubeconfig,
-		"--authorization-kubeconfig=" + kubeconfig,
-		"--bind-address=127.0.0.1",
-		"--secure-port=" + strconv.Itoa(port),
-		"--cert-dir=" + filepath.Join(l.workDir, "certs", "kube-scheduler"),
-	}
-	return &child{
-		name:    KubeScheduler,
-		path:    filepath.Join(binDir, KubeScheduler),
-		args:    args,
-		health:  fmt.Sprintf("https://127.0.0.1:%d/healthz", port),
-		logPath: filepath.Join(l.LogDir(), KubeScheduler+".log"),
-		log:     l.opts.Logger,
-	}, nil
+		if err := os.WriteFile(config, []byte(cfg), 0o600); err != nil {
+			return nil, fmt.Errorf("unable to write %s: %w", config, err)
+		}
+		return []string{"--config=" + config}, nil
+	})
 }
 
 // freePort returns a port free on 127.0.0.1 at the time of the call.

@@ -195,6 +195,9 @@ func (l *Lab) environment() (*envtest.Environment, error) {
 		BinaryAssetsDirectory:    binDir,
 		ControlPlaneStartTimeout: l.opts.StartTimeout,
 		ControlPlaneStopTimeout:  l.opts.StopTimeout,
+		CRDs:                     l.opts.CRDs,
+		CRDDirectoryPaths:        l.opts.CRDDirectoryPaths,
+		ErrorIfCRDPathMissing:    true,
 	}
 	if self || l.opts.BinaryAssetsDirectory != "" {
 		// Explicit paths: KUBEBUILDER_ASSETS must not override the choice.

@@ -48,6 +48,8 @@ var (
 	ErrWorkDir = errors.New("work dir unusable")
 	// ErrDataDir: Options.DataDir cannot be created or written.
 	ErrDataDir = errors.New("data dir unusable")
+	// ErrCRDPath: an Options.CRDDirectoryPaths entry does not exist.
+	ErrCRDPath = errors.New("CRD path not found")
 	// ErrUnknownComponent: Options.Components names no component.
 	ErrUnknownComponent = errors.New("unknown component")
 )
@@ -69,6 +71,11 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 	}
 	if err := validComponents(opts.Components); err != nil {
 		return nil, err
+	}
+	for _, p := range opts.CRDDirectoryPaths {
+		if _, err := os.Stat(p); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrCRDPath, err)
+		}
 	}
 	if err := l.prepareDirs(); err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
@@ -57,6 +58,14 @@ type Options struct {
 	// PodStartDelay is how long a Pod bound to a simulated node takes to
 	// become Running. Zero: at once.
 	PodStartDelay time.Duration
+
+	// CRDs are installed once the apiserver is ready; Start returns once
+	// they are established.
+	CRDs []*apiextensionsv1.CustomResourceDefinition
+
+	// CRDDirectoryPaths are folders (or files) of CRD manifests to install
+	// like CRDs; a path that does not exist is an error.
+	CRDDirectoryPaths []string
 
 	// StartTimeout bounds the start of each component. Zero: 60 seconds.
 	StartTimeout time.Duration

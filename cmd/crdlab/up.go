@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
+	"github.com/crdlab/crdlab/fixtures"
 	"github.com/crdlab/crdlab/lab"
 	"github.com/crdlab/crdlab/lab/timeline"
 )
@@ -29,6 +31,8 @@ type upFlags struct {
 	components []string
 	nodes      int
 	podDelay   time.Duration
+	noSamples  bool
+	crds       []string
 }
 
 func newUpCommand(g *globalFlags) *cobra.Command {
@@ -42,6 +46,9 @@ kube-controller-manager and kube-scheduler, and simulated nodes whose
 simulated kubelet runs the Pods bound to them (no container ever runs), so
 that Deployments get Pods, deleted Pods come back, garbage is collected and
 namespaces finish deleting. --components none gives plain envtest.
+
+The seed's User CRD (users.auth.ilinux.io, short name u) is installed
+unless --no-samples is given; --crds installs your own.
 
 When the apiserver is ready, the admin kubeconfig is written to
 <state-dir>/kubeconfig and up stays in the foreground, showing what happens
@@ -71,6 +78,8 @@ folder to keep it in: a lab started again on it has every object it had.`,
 		"optional components to run besides etcd and kube-apiserver: controller-manager, scheduler, nodes; "+
 			"'all', or 'none' for plain envtest (apiserver only)")
 	cmd.Flags().IntVar(&f.nodes, "nodes", 3, "how many simulated nodes to run")
+	cmd.Flags().BoolVar(&f.noSamples, "no-samples", false, "do not install the sample CRDs (the seed's User)")
+	cmd.Flags().StringArrayVar(&f.crds, "crds", nil, "a folder or file of your own CRD manifests to install (repeatable)")
 	cmd.Flags().DurationVar(&f.podDelay, "pod-start-delay", 0, "how long a Pod bound to a simulated node takes to become Running")
 	return cmd
 }
@@ -129,6 +138,13 @@ func runUp(ctx context.Context, out io.Writer, f *upFlags) error {
 	defer unlock()
 
 	components, _ := f.labComponents() // checked by validate
+	var crds []*apiextensionsv1.CustomResourceDefinition
+	if !f.noSamples {
+		var err error
+		if crds, err = fixtures.CRDs(); err != nil {
+			return err
+		}
+	}
 	started := time.Now()
 	progress := func(phase string) { fmt.Fprintf(out, "%6.2fs  %s\n", time.Since(started).Seconds(), phase) }
 	l, err := lab.Start(ctx, lab.Options{
@@ -140,6 +156,8 @@ func runUp(ctx context.Context, out io.Writer, f *upFlags) error {
 		Components:            components,
 		Nodes:                 f.nodes,
 		PodStartDelay:         f.podDelay,
+		CRDs:                  crds,
+		CRDDirectoryPaths:     f.crds,
 		Logger:                f.logger(),
 		Progress:              progress,
 	})
@@ -186,6 +204,8 @@ func flagError(err error) error {
 		return fmt.Errorf("--port: %w", err)
 	case errors.Is(err, lab.ErrDataDir):
 		return fmt.Errorf("--data-dir: %w", err)
+	case errors.Is(err, lab.ErrCRDPath):
+		return fmt.Errorf("--crds: %w", err)
 	case errors.Is(err, lab.ErrWorkDir):
 		return fmt.Errorf("--state-dir: %w", err)
 	}
