@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -16,10 +17,11 @@ func TestHelpGolden(t *testing.T) {
 		{"kubectl", "--help"},
 		{"version", "--help"},
 		{"node", "--help"},
+		{"crd", "migrate", "--help"},
 	} {
 		name := "help-root"
 		if len(args) > 1 {
-			name = "help-" + args[0]
+			name = "help-" + strings.Join(args[:len(args)-1], "-")
 		}
 		t.Run(name, func(t *testing.T) {
 			var out bytes.Buffer

@@ -103,6 +103,18 @@ func (c *cli) kubectl(stdin string, args ...string) string {
 	return string(out)
 }
 
+// kubectlFails runs Debian's kubectl, which must fail, and returns its output.
+func (c *cli) kubectlFails(args ...string) string {
+	c.t.Helper()
+	cmd := exec.Command("kubectl", args...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+lab.StateDir(c.stateDir).Kubeconfig())
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		c.t.Fatalf("kubectl %s succeeded, want a refusal:\n%s", strings.Join(args, " "), out)
+	}
+	return string(out)
+}
+
 // labTree returns the processes of the running lab.
 func (c *cli) labTree() []lab.Process {
 	c.t.Helper()

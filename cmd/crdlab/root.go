@@ -67,6 +67,7 @@ Start with 'crdlab up', then use kubectl against the printed kubeconfig.`,
 		newStatusCommand(g),
 		newKubectlCommand(g),
 		newNodeCommand(g),
+		newCRDCommand(),
 		newVersionCommand(),
 	)
 	return cmd

@@ -14,13 +14,13 @@ import (
 const crdYAML = `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
-  name: users.auth.ilinux.io
+  name: widgets.test.crdlab.dev
 spec:
-  group: auth.ilinux.io
-  names: {kind: User, plural: users, singular: user, shortNames: [u]}
+  group: test.crdlab.dev
+  names: {kind: Widget, plural: widgets, singular: widget, shortNames: [wd]}
   scope: Namespaced
   versions:
-  - name: v1beta1
+  - name: v1
     served: true
     storage: true
     schema:
@@ -30,13 +30,13 @@ spec:
           spec:
             type: object
             properties:
-              userID: {type: integer, minimum: 1, maximum: 65535}
+              size: {type: integer, minimum: 1, maximum: 10}
 `
 
-const crYAML = `apiVersion: auth.ilinux.io/v1beta1
-kind: User
-metadata: {name: admin, namespace: default}
-spec: {userID: 1}
+const crYAML = `apiVersion: test.crdlab.dev/v1
+kind: Widget
+metadata: {name: w1, namespace: default}
+spec: {size: 3}
 `
 
 // A detached lab serves Debian's kubectl and crdlab's own, and down leaves
@@ -80,10 +80,27 @@ func TestUpDetachedServesKubectlAndDownStopsAll(t *testing.T) {
 		t.Errorf("kubectl get ns:\n%s", out)
 	}
 	c.kubectl(crdYAML, "apply", "-f", "-")
-	c.kubectl("", "wait", "--for=condition=Established", "crd/users.auth.ilinux.io", "--timeout=30s")
+	c.kubectl("", "wait", "--for=condition=Established", "crd/widgets.test.crdlab.dev", "--timeout=30s")
 	c.kubectl(crYAML, "apply", "-f", "-")
-	if out := c.kubectl("", "get", "u", "admin", "-o", "jsonpath={.spec.userID}"); out != "1" {
-		t.Errorf("kubectl get u admin: %q, want userID 1", out)
+	if out := c.kubectl("", "get", "wd", "w1", "-o", "jsonpath={.spec.size}"); out != "3" {
+		t.Errorf("kubectl get wd w1: %q, want size 3", out)
+	}
+
+	// The seed's User, installed by up: its valid and invalid custom resources.
+	c.kubectl("", "apply", "-f", "../../fixtures/samples/user-admin.yaml")
+	for _, args := range [][]string{{"get", "u"}, {"get", "users.auth.ilinux.io"}, {"get", "all"}} {
+		if out := c.kubectl("", args...); !strings.Contains(out, "admin") {
+			t.Errorf("kubectl %v does not list the User admin:\n%s", args, out)
+		}
+	}
+	if out := c.kubectl("", "explain", "user.spec"); !strings.Contains(out, "userID") || !strings.Contains(out, "-required-") {
+		t.Errorf("kubectl explain user.spec:\n%s", out)
+	}
+	if out := c.kubectlFails("apply", "-f", "../../fixtures/samples/user-tony-invalid.yaml"); !strings.Contains(out, "spec.userID") || !strings.Contains(out, "65535") {
+		t.Errorf("tony was refused without naming spec.userID and 65535:\n%s", out)
+	}
+	if out := c.kubectlFails("apply", "-f", "../../fixtures/samples/user-no-groups-invalid.yaml"); !strings.Contains(out, "spec.groups: Required value") {
+		t.Errorf("a User without groups was refused without naming spec.groups:\n%s", out)
 	}
 	if out := c.mustRun("kubectl", "get", "ns", "default"); !strings.Contains(out, "Active") {
 		t.Errorf("crdlab kubectl get ns default:\n%s", out)
