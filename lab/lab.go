@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -48,8 +49,8 @@ var (
 	ErrWorkDir = errors.New("work dir unusable")
 	// ErrDataDir: Options.DataDir cannot be created or written.
 	ErrDataDir = errors.New("data dir unusable")
-	// ErrCRDPath: an Options.CRDDirectoryPaths entry does not exist.
-	ErrCRDPath = errors.New("CRD path not found")
+	// ErrCRDPath: an Options.CRDDirectoryPaths entry does not exist or holds no CRD.
+	ErrCRDPath = errors.New("unusable CRD path")
 	// ErrUnknownComponent: Options.Components names no component.
 	ErrUnknownComponent = errors.New("unknown component")
 )
@@ -104,6 +105,9 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if len(opts.CRDDirectoryPaths) > 0 && len(env.CRDs) == len(opts.CRDs) {
+		return nil, fmt.Errorf("%w: no CustomResourceDefinition in %s", ErrCRDPath, strings.Join(opts.CRDDirectoryPaths, ", "))
 	}
 	l.config = cfg
 	opts.Progress("kube-apiserver ready at " + cfg.Host)

@@ -201,6 +201,10 @@ func TestBadInput(t *testing.T) {
 		{"port out of range", []string{"up", "--port", "70000"}, []string{"--port 70000"}},
 		{"data dir not writable", []string{"up", "-d", "--data-dir", filepath.Join(file, "data")}, []string{"--data-dir", file}},
 		{"state dir not writable", []string{"--state-dir", filepath.Join(file, "state"), "up"}, []string{"--state-dir", file}},
+		{"CRD path missing", []string{"up", "--crds", filepath.Join(file, "crds")}, []string{"--crds", file}},
+		{"CRD path without a CRD", []string{"up", "--crds", file}, []string{"--crds", "no CustomResourceDefinition", file}},
+		{"unknown component", []string{"up", "--components", "kubelet"}, []string{"--components", `"kubelet"`}},
+		{"crd migrate of a custom resource", []string{"crd", "migrate", "../../fixtures/samples/user-admin.yaml"}, []string{"user-admin.yaml", "not an apiextensions.k8s.io/v1beta1 CustomResourceDefinition"}},
 		{"kubectl with nothing running", []string{"kubectl", "get", "ns"}, []string{"no lab is running", "crdlab up -d"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
