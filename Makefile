@@ -29,7 +29,7 @@ run: build ## Build, then start a lab in the foreground (crdlab up).
 
 .PHONY: fmt
 fmt: ## Format the code.
-	gofmt -l -w cmd lab
+	gofmt -l -w $$(git ls-files '*.go')
 
 .PHONY: generate
 generate: build ## Regenerate generated files: the components' --help that lab answers early for envtest.
@@ -51,7 +51,7 @@ test-deps: ## Install what the tests need: Debian's kubectl.
 
 .PHONY: test
 test: test-deps ## Run every test: unit, integration (real apiserver) and CLI.
-	test -z "$$(gofmt -l cmd lab)" || { gofmt -l cmd lab; exit 1; }
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "not gofmt-ed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
 	$(GO) test -vet=off -count=1 -timeout 30m ./...
 

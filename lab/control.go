@@ -140,11 +140,8 @@ func (c *Control) do(ctx context.Context, method, path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch resp.StatusCode {
-	case http.StatusOK:
-		return body, nil
-	case http.StatusNotFound:
-		return nil, fmt.Errorf("%w", errors.New(strings.TrimSpace(string(body))))
+	if resp.StatusCode != http.StatusOK {
+		return nil, errors.New(strings.TrimSpace(string(body)))
 	}
-	return nil, errors.New(strings.TrimSpace(string(body)))
+	return body, nil
 }

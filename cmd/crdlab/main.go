@@ -44,5 +44,3 @@ func run(args []string) int {
 type exitCode int
 
 func (c exitCode) Error() string { return "exit status " + strconv.Itoa(int(c)) }
-
-func itoa(i int) string { return strconv.Itoa(i) }

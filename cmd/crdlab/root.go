@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
@@ -25,7 +26,7 @@ func (g *globalFlags) state() lab.StateDir { return lab.StateDir(g.stateDir) }
 func (g *globalFlags) logger() logr.Logger {
 	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
 	klog.InitFlags(fs)
-	_ = fs.Set("v", itoa(g.verbosity))
+	_ = fs.Set("v", strconv.Itoa(g.verbosity))
 	return klog.Background()
 }
 
