@@ -24,7 +24,7 @@ import (
 
 // FieldManager is the name the simulated kubelet writes under; the
 // timeline shows it as "kubelet (simulated)".
-const FieldManager = "kubelet"
+const FieldManager = "crdlab-kubelet"
 
 // Options configures the simulated nodes. The zero value gives three nodes.
 type Options struct {

@@ -24,10 +24,15 @@ func objectEvent(verb, kind string, obj *unstructured.Unstructured) Event {
 		Namespace: obj.GetNamespace(),
 		Name:      obj.GetName(),
 	}
-	if verb == Create {
+	switch node, _, _ := unstructured.NestedString(obj.Object, "spec", "nodeName"); {
+	case verb == Create:
 		e.Actor, _ = actorOf(obj, nil)
-	} else {
-		e.Actor = "?"
+	case kind == "Pod" && node != "" && obj.GetDeletionTimestamp() != nil:
+		// A bound Pod deleted gracefully is removed when its node's kubelet
+		// confirms that its containers stopped.
+		e.Actor, e.Detail = "kubelet", "confirmed by node/"+node
+	default:
+		e.Actor = "?" // a watch does not say who deleted; the audit log does
 	}
 	return e
 }

@@ -60,7 +60,7 @@ func TestUpdateEvent(t *testing.T) {
 			old:  obj("Pod", map[string]any{"status": map[string]any{"phase": "Pending"}}, "kube-scheduler"),
 			cur: obj("Pod", map[string]any{"status": map[string]any{"phase": "Running", "conditions": []any{
 				map[string]any{"type": "Ready", "status": "True"},
-			}}}, "kube-scheduler", "kubelet:status"),
+			}}}, "kube-scheduler", "crdlab-kubelet:status"),
 			wantChanged: true, wantVerb: Status, actor: "kubelet (simulated)", wantDetail: "Running, Ready",
 		},
 		{
@@ -103,6 +103,19 @@ func TestCreateActorIsTheOwnersController(t *testing.T) {
 	pod.SetOwnerReferences([]metav1.OwnerReference{{Kind: "ReplicaSet", Name: "web-1", Controller: ptrTrue()}})
 	if e := objectEvent(Create, "Pod", pod); e.Actor != "replicaset" || e.Object() != "pod/x" {
 		t.Errorf("got actor %q object %q, want replicaset pod/x", e.Actor, e.Object())
+	}
+}
+
+func TestDeleteOfABoundPodIsTheKubeletsConfirmation(t *testing.T) {
+	pod := obj("Pod", map[string]any{"spec": map[string]any{"nodeName": "lab-node-1"}}, "kube-controller-manager")
+	now := metav1.Now()
+	pod.SetDeletionTimestamp(&now)
+	e := objectEvent(Delete, "Pod", pod)
+	if e.Actor != "kubelet" || e.Detail != "confirmed by node/lab-node-1" {
+		t.Errorf("got actor %q detail %q", e.Actor, e.Detail)
+	}
+	if e := objectEvent(Delete, "ConfigMap", obj("ConfigMap", nil, "kubectl-create")); e.Actor != "?" {
+		t.Errorf("a ConfigMap's deleter is unknown to a watch; got actor %q", e.Actor)
 	}
 }
 

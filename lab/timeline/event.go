@@ -54,7 +54,7 @@ func Actor(manager string) string {
 		return "scheduler"
 	case manager == "kube-apiserver":
 		return "apiserver"
-	case manager == "kubelet":
+	case manager == "crdlab-kubelet":
 		return "kubelet (simulated)"
 	}
 	return strings.TrimSuffix(manager, "-controller")
