@@ -4,6 +4,9 @@ GO       ?= go
 BIN      ?= bin/crdlab
 # Debian's kubectl, the independent client the tests prove compatibility with.
 KUBECTL  ?= kubectl
+# controller-gen generates the sample operators' CRDs and deepcopy code; pinned.
+CONTROLLER_GEN_VERSION ?= v0.23.0
+CONTROLLER_GEN ?= bin/controller-gen-$(CONTROLLER_GEN_VERSION)
 
 .DEFAULT_GOAL := help
 
@@ -39,6 +42,21 @@ generate: build ## Regenerate generated files: the components' --help that lab a
 		CRDLAB_REAL_HELP=1 bin/links/$$c --help > lab/internal/fasthelp/$$c.txt 2>&1; \
 	done
 
+$(CONTROLLER_GEN):
+	mkdir -p bin/tools
+	GOBIN=$(CURDIR)/bin/tools GOFLAGS= $(GO) install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_GEN_VERSION)
+	mv bin/tools/controller-gen $@
+
+.PHONY: manifests
+manifests: $(CONTROLLER_GEN) ## Generate the operators' CRDs (fixtures/crds) and deepcopy code from their API types.
+	$(CONTROLLER_GEN) object paths=./controllers/...
+	$(CONTROLLER_GEN) crd paths=./controllers/... output:crd:artifacts:config=fixtures/crds
+
+.PHONY: verify-manifests
+verify-manifests: manifests ## Fail when generated files are stale.
+	@test -z "$$(git status --porcelain -- controllers fixtures/crds)" || { \
+		echo "generated files are stale; run make manifests and commit:"; git status --porcelain -- controllers fixtures/crds; exit 1; }
+
 .PHONY: vet
 vet: ## Run go vet.
 	$(GO) vet ./...
@@ -50,7 +68,7 @@ test-deps: ## Install what the tests need: Debian's kubectl.
 		apt-get update -qq && (apt-get install -y -qq kubectl || apt-get install -y -qq kubernetes-client); }
 
 .PHONY: test
-test: test-deps ## Run every test: unit, integration (real apiserver) and CLI.
+test: test-deps verify-manifests ## Run every test: unit, integration (real apiserver) and CLI.
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "not gofmt-ed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
 	$(GO) test -vet=off -count=1 -timeout 30m ./...

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/crdlab/crdlab/fixtures"
 	"github.com/crdlab/crdlab/fixtures/migrate"
 )
 
@@ -51,7 +52,7 @@ func runMigrate(out io.Writer, stdin io.Reader, file string) error {
 	if err != nil {
 		return err
 	}
-	docs := migrate.Documents(data)
+	docs := fixtures.Documents(data)
 	if len(docs) == 0 {
 		return fmt.Errorf("%s: no YAML document", file)
 	}

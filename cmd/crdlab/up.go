@@ -13,6 +13,8 @@ import (
 	"github.com/spf13/cobra"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
+	"github.com/crdlab/crdlab/controllers"
+	"github.com/crdlab/crdlab/controllers/webapp"
 	"github.com/crdlab/crdlab/fixtures"
 	"github.com/crdlab/crdlab/lab"
 	"github.com/crdlab/crdlab/lab/timeline"
@@ -47,8 +49,10 @@ simulated kubelet runs the Pods bound to them (no container ever runs), so
 that Deployments get Pods, deleted Pods come back, garbage is collected and
 namespaces finish deleting. --components none gives plain envtest.
 
-The seed's User CRD (users.auth.ilinux.io, short name u) is installed
-unless --no-samples is given; --crds installs your own.
+The sample CRDs (the seed's User, users.auth.ilinux.io, short name u; and
+WebApp, webapps.samples.crdlab.dev, short name wa) are installed and the
+WebApp operator runs inside crdlab, unless --no-samples is given; --crds
+installs your own CRDs.
 
 When the apiserver is ready, the admin kubeconfig is written to
 <state-dir>/kubeconfig and up stays in the foreground, showing what happens
@@ -78,7 +82,7 @@ folder to keep it in: a lab started again on it has every object it had.`,
 		"optional components to run besides etcd and kube-apiserver: controller-manager, scheduler, nodes; "+
 			"'all', or 'none' for plain envtest (apiserver only)")
 	cmd.Flags().IntVar(&f.nodes, "nodes", 3, "how many simulated nodes to run")
-	cmd.Flags().BoolVar(&f.noSamples, "no-samples", false, "do not install the sample CRDs (the seed's User)")
+	cmd.Flags().BoolVar(&f.noSamples, "no-samples", false, "do not install the sample CRDs nor run the sample operators")
 	cmd.Flags().StringArrayVar(&f.crds, "crds", nil, "a folder or file of your own CRD manifests to install (repeatable)")
 	cmd.Flags().DurationVar(&f.podDelay, "pod-start-delay", 0, "how long a Pod bound to a simulated node takes to become Running")
 	return cmd
@@ -179,6 +183,12 @@ func runUp(ctx context.Context, out io.Writer, f *upFlags) error {
 		DataDir:    f.dataDir,
 		StartedAt:  started,
 		ReadyAt:    time.Now(),
+	}
+	if !f.noSamples {
+		if _, err := controllers.Start(ctx, l.RESTConfig(), f.logger()); err != nil {
+			return err
+		}
+		progress("sample operators running: " + webapp.Name)
 	}
 	if err := lab.ServeControl(ctx, l, sd); err != nil {
 		return err

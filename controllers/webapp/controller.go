@@ -1,0 +1,129 @@
+package webapp
+
+import (
+	"context"
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+)
+
+// Name is the operator's name: its field manager, event source and
+// controller name.
+const Name = "webapp-operator"
+
+// ConditionAvailable is true when every wanted replica is available.
+const ConditionAvailable = "Available"
+
+// Reconciler keeps a Deployment and a Service for each WebApp.
+//
+// +kubebuilder:object:generate=false
+type Reconciler struct {
+	Client   client.Client
+	Recorder events.EventRecorder
+}
+
+// +kubebuilder:rbac:groups=samples.crdlab.dev,resources=webapps,verbs=get;list;watch
+// +kubebuilder:rbac:groups=samples.crdlab.dev,resources=webapps/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Reconcile makes the WebApp's Deployment and Service match its spec and
+// records what they report in its status. It is level-triggered: it looks
+// at the whole state each time, whatever woke it.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	app := &WebApp{}
+	if err := r.Client.Get(ctx, req.NamespacedName, app); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err) // deleted: owner references let the GC clean up
+	}
+
+	deploy := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: app.Name, Namespace: app.Namespace}}
+	op, err := controllerutil.CreateOrUpdate(ctx, r.Client, deploy, func() error {
+		labels := map[string]string{"app.kubernetes.io/name": app.Name, "app.kubernetes.io/managed-by": Name}
+		deploy.Labels = labels
+		deploy.Spec.Replicas = ptr.To(ptr.Deref(app.Spec.Replicas, 1))
+		deploy.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/name": app.Name}}
+		deploy.Spec.Template.Labels = labels
+		deploy.Spec.Template.Spec.Containers = []corev1.Container{{
+			Name:  "web",
+			Image: app.Spec.Image,
+			Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: port(app)}},
+		}}
+		return controllerutil.SetControllerReference(app, deploy, r.Client.Scheme())
+	})
+	if err != nil {
+		return ctrl.Result{}, fmt.Errorf("deployment %s: %w", deploy.Name, err)
+	}
+	r.record(app, op, "Deployment", deploy.Name)
+
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: app.Name, Namespace: app.Namespace}}
+	op, err = controllerutil.CreateOrUpdate(ctx, r.Client, svc, func() error {
+		svc.Labels = map[string]string{"app.kubernetes.io/name": app.Name, "app.kubernetes.io/managed-by": Name}
+		svc.Spec.Selector = map[string]string{"app.kubernetes.io/name": app.Name}
+		svc.Spec.Ports = []corev1.ServicePort{{Name: "http", Port: port(app), TargetPort: intstr.FromString("http")}}
+		return controllerutil.SetControllerReference(app, svc, r.Client.Scheme())
+	})
+	if err != nil {
+		return ctrl.Result{}, fmt.Errorf("service %s: %w", svc.Name, err)
+	}
+	r.record(app, op, "Service", svc.Name)
+
+	want := ptr.Deref(app.Spec.Replicas, 1)
+	base := app.DeepCopy()
+	app.Status.ObservedGeneration = app.Generation
+	app.Status.AvailableReplicas = deploy.Status.AvailableReplicas
+	cond := metav1.Condition{Type: ConditionAvailable, ObservedGeneration: app.Generation}
+	if deploy.Status.ObservedGeneration >= deploy.Generation && deploy.Status.AvailableReplicas >= want && deploy.Status.UpdatedReplicas >= want {
+		cond.Status, cond.Reason = metav1.ConditionTrue, "ReplicasAvailable"
+		cond.Message = fmt.Sprintf("%d/%d replicas available", deploy.Status.AvailableReplicas, want)
+	} else {
+		cond.Status, cond.Reason = metav1.ConditionFalse, "ReplicasUnavailable"
+		cond.Message = fmt.Sprintf("%d/%d replicas available", deploy.Status.AvailableReplicas, want)
+	}
+	meta.SetStatusCondition(&app.Status.Conditions, cond)
+	if err := r.Client.Status().Patch(ctx, app, client.MergeFrom(base)); err != nil && !apierrors.IsNotFound(err) {
+		return ctrl.Result{}, fmt.Errorf("status: %w", err)
+	}
+	return ctrl.Result{}, nil
+}
+
+func port(app *WebApp) int32 {
+	if app.Spec.Port == 0 {
+		return 80
+	}
+	return app.Spec.Port
+}
+
+// record emits an event when the operator created or changed an object.
+func (r *Reconciler) record(app *WebApp, op controllerutil.OperationResult, kind, name string) {
+	if r.Recorder == nil || op == controllerutil.OperationResultNone {
+		return
+	}
+	reason := "Created"
+	if op == controllerutil.OperationResultUpdated {
+		reason = "Updated"
+	}
+	r.Recorder.Eventf(app, nil, corev1.EventTypeNormal, reason, "Reconcile", "%s %s %s", reason, kind, name)
+}
+
+// SetupWithManager registers the reconciler: it watches WebApps and the
+// Deployments and Services they own, so an edit or a deletion of either
+// wakes it.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		Named(Name).
+		For(&WebApp{}).
+		Owns(&appsv1.Deployment{}).
+		Owns(&corev1.Service{}).
+		Complete(r)
+}
