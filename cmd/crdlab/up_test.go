@@ -102,6 +102,13 @@ func TestUpDetachedServesKubectlAndDownStopsAll(t *testing.T) {
 	if out := c.kubectlFails("apply", "-f", "../../fixtures/samples/user-no-groups-invalid.yaml"); !strings.Contains(out, "spec.groups: Required value") {
 		t.Errorf("a User without groups was refused without naming spec.groups:\n%s", out)
 	}
+	// The WebApp operator runs inside crdlab up.
+	c.kubectl("", "apply", "-f", "../../fixtures/samples/webapp-shop.yaml")
+	c.kubectl("", "wait", "--for=condition=Available", "webapp/shop", "--timeout=60s")
+	if out := c.kubectl("", "get", "deployment,service", "shop", "-o", "name"); !strings.Contains(out, "deployment.apps/shop") || !strings.Contains(out, "service/shop") {
+		t.Errorf("the WebApp shop has no Deployment and Service:\n%s", out)
+	}
+
 	if out := c.mustRun("kubectl", "get", "ns", "default"); !strings.Contains(out, "Active") {
 		t.Errorf("crdlab kubectl get ns default:\n%s", out)
 	}

@@ -5,6 +5,7 @@
 //
 // +kubebuilder:object:generate=true
 // +groupName=samples.crdlab.dev
+// +versionName=v1alpha1
 package webapp
 
 import (
