@@ -13,8 +13,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/crdlab/crdlab/controllers/webapp"
+	"github.com/crdlab/crdlab/lab/timeline"
 )
 
 // Scheme returns client-go's scheme plus the sample operators' types.
@@ -25,13 +27,22 @@ func Scheme() *runtime.Scheme {
 	return s
 }
 
+// Options configures the sample operators. The zero value works.
+type Options struct {
+	// Logger receives the operators' diagnostics.
+	Logger logr.Logger
+	// Trace, if set, receives one RECONCILE event per reconcile pass: the
+	// object, the writes the pass made, how it ended and how long it took.
+	Trace timeline.Sink
+}
+
 // Start runs the sample operators against cfg, in this process, until ctx
-// is done, and returns once their caches have synced. done is closed when
-// they have stopped.
-func Start(ctx context.Context, cfg *rest.Config, log logr.Logger) (done <-chan error, err error) {
+// is done, and returns once their caches have synced. done receives the
+// manager's result when they have stopped.
+func Start(ctx context.Context, cfg *rest.Config, opts Options) (done <-chan error, err error) {
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 Scheme(),
-		Logger:                 log,
+		Logger:                 opts.Logger,
 		Metrics:                metricsserver.Options{BindAddress: "0"}, // nothing listens
 		HealthProbeBindAddress: "0",
 		LeaderElection:         false,
@@ -41,11 +52,16 @@ func Start(ctx context.Context, cfg *rest.Config, log logr.Logger) (done <-chan 
 	if err != nil {
 		return nil, fmt.Errorf("unable to create the operators' manager: %w", err)
 	}
-	r := &webapp.Reconciler{
-		Client:   client.WithFieldOwner(mgr.GetClient(), webapp.Name),
-		Recorder: mgr.GetEventRecorder(webapp.Name),
+	c := client.WithFieldOwner(mgr.GetClient(), webapp.Name)
+	if opts.Trace != nil {
+		c = tracingClient{Client: c}
 	}
-	if err := r.SetupWithManager(mgr); err != nil {
+	r := &webapp.Reconciler{Client: c, Recorder: mgr.GetEventRecorder(webapp.Name)}
+	var rec reconcile.Reconciler = r
+	if opts.Trace != nil {
+		rec = &tracer{name: webapp.Name, kind: "WebApp", inner: r, sink: opts.Trace}
+	}
+	if err := r.SetupWithManagerAs(mgr, rec); err != nil {
 		return nil, fmt.Errorf("unable to set up %s: %w", webapp.Name, err)
 	}
 	errc := make(chan error, 1)

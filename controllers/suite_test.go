@@ -2,6 +2,7 @@ package controllers_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -10,12 +11,16 @@ import (
 	"github.com/crdlab/crdlab/controllers"
 	"github.com/crdlab/crdlab/fixtures"
 	"github.com/crdlab/crdlab/lab"
+	"github.com/crdlab/crdlab/lab/timeline"
 )
 
 func TestControllers(t *testing.T) {
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "sample operators suite")
 }
+
+// traces collects the operators' reconcile passes.
+var traces = &traceLog{}
 
 // shared is the lab of the suite: booted once, with the sample CRDs
 // installed and the sample operators running in this process.
@@ -27,7 +32,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	shared, err = lab.Start(ctx, lab.Options{CRDs: crds, Scheme: controllers.Scheme(), Logger: GinkgoLogr})
 	Expect(err).NotTo(HaveOccurred())
 	opCtx, stop := context.WithCancel(context.Background())
-	done, err := controllers.Start(opCtx, shared.RESTConfig(), GinkgoLogr)
+	done, err := controllers.Start(opCtx, shared.RESTConfig(), controllers.Options{Logger: GinkgoLogr, Trace: traces})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() {
 		stop()
@@ -35,3 +40,28 @@ var _ = BeforeSuite(func(ctx context.Context) {
 		Expect(shared.Stop()).To(Succeed())
 	})
 }, NodeTimeout(180e9))
+
+// traceLog is a timeline.Sink that keeps what it receives.
+type traceLog struct {
+	mu     sync.Mutex
+	events []timeline.Event
+}
+
+func (l *traceLog) Record(e timeline.Event) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.events = append(l.events, e)
+}
+
+// For returns the recorded passes over the object ns/name.
+func (l *traceLog) For(ns, name string) []timeline.Event {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []timeline.Event
+	for _, e := range l.events {
+		if e.Namespace == ns && e.Name == name {
+			out = append(out, e)
+		}
+	}
+	return out
+}

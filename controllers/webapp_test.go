@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/crdlab/crdlab/controllers"
 	"github.com/crdlab/crdlab/controllers/webapp"
 )
 
@@ -55,6 +56,22 @@ var _ = Describe("the WebApp operator", func() {
 		Expect(c.Get(ctx, key, &svc)).To(Succeed())
 		Expect(svc.Spec.Ports[0].Port).To(Equal(int32(8080)))
 		Expect(metav1.IsControlledBy(&svc, getApp(ctx, c, key))).To(BeTrue())
+
+		By("tracing each reconcile pass, the first one creating both")
+		passes := traces.For(key.Namespace, key.Name)
+		Expect(passes).NotTo(BeEmpty())
+		Expect(passes[0].Verb).To(Equal(controllers.Reconcile))
+		Expect(passes[0].Actor).To(Equal(webapp.Name))
+		Expect(passes[0].Detail).To(And(ContainSubstring("CREATE deployment/shop"), ContainSubstring("CREATE service/shop")))
+
+		By("settling: no write when nothing changed, and no more passes (the operator does not thrash)")
+		Eventually(func() string {
+			p := traces.For(key.Namespace, key.Name)
+			return p[len(p)-1].Detail
+		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(HavePrefix("no change"))
+		n := len(traces.For(key.Namespace, key.Name))
+		Consistently(func() int { return len(traces.For(key.Namespace, key.Name)) }).
+			WithContext(ctx).WithTimeout(2 * time.Second).Should(Equal(n))
 	})
 
 	It("follows a change of its spec", func(ctx context.Context) {

@@ -184,8 +184,13 @@ func runUp(ctx context.Context, out io.Writer, f *upFlags) error {
 		StartedAt:  started,
 		ReadyAt:    time.Now(),
 	}
+	printer := timeline.NewPrinter(out)
 	if !f.noSamples {
-		if _, err := controllers.Start(ctx, l.RESTConfig(), f.logger()); err != nil {
+		opts := controllers.Options{Logger: f.logger()}
+		if os.Getenv(detachedEnv) == "" {
+			opts.Trace = printer // the live log shows each reconcile pass
+		}
+		if _, err := controllers.Start(ctx, l.RESTConfig(), opts); err != nil {
 			return err
 		}
 		progress("sample operators running: " + webapp.Name)
@@ -204,7 +209,7 @@ func runUp(ctx context.Context, out io.Writer, f *upFlags) error {
 		return nil
 	}
 	fmt.Fprintln(out, "\nWatching the cluster (Ctrl-C stops the lab):")
-	return timeline.Watch(ctx, l.RESTConfig(), timeline.NewPrinter(out))
+	return timeline.Watch(ctx, l.RESTConfig(), printer)
 }
 
 // flagError names the flag behind a start error a user can fix.

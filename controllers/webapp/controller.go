@@ -6,6 +6,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -15,6 +16,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
 // Name is the operator's name: its field manager, event source and
@@ -54,11 +56,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		deploy.Spec.Replicas = ptr.To(ptr.Deref(app.Spec.Replicas, 1))
 		deploy.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/name": app.Name}}
 		deploy.Spec.Template.Labels = labels
-		deploy.Spec.Template.Spec.Containers = []corev1.Container{{
-			Name:  "web",
-			Image: app.Spec.Image,
-			Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: port(app)}},
-		}}
+		// Set only what the WebApp decides, keeping what the apiserver
+		// defaulted: replacing the whole container would differ from the
+		// stored one on every pass, and the operator would write forever.
+		c := container(&deploy.Spec.Template.Spec, "web")
+		c.Image = app.Spec.Image
+		c.Ports = []corev1.ContainerPort{{Name: "http", ContainerPort: port(app), Protocol: corev1.ProtocolTCP}}
 		return controllerutil.SetControllerReference(app, deploy, r.Client.Scheme())
 	})
 	if err != nil {
@@ -70,7 +73,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	op, err = controllerutil.CreateOrUpdate(ctx, r.Client, svc, func() error {
 		svc.Labels = map[string]string{"app.kubernetes.io/name": app.Name, "app.kubernetes.io/managed-by": Name}
 		svc.Spec.Selector = map[string]string{"app.kubernetes.io/name": app.Name}
-		svc.Spec.Ports = []corev1.ServicePort{{Name: "http", Port: port(app), TargetPort: intstr.FromString("http")}}
+		svc.Spec.Ports = []corev1.ServicePort{{Name: "http", Port: port(app), TargetPort: intstr.FromString("http"), Protocol: corev1.ProtocolTCP}}
 		return controllerutil.SetControllerReference(app, svc, r.Client.Scheme())
 	})
 	if err != nil {
@@ -91,10 +94,24 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		cond.Message = fmt.Sprintf("%d/%d replicas available", deploy.Status.AvailableReplicas, want)
 	}
 	meta.SetStatusCondition(&app.Status.Conditions, cond)
+	if equality.Semantic.DeepEqual(base.Status, app.Status) {
+		return ctrl.Result{}, nil // nothing new to report: no write
+	}
 	if err := r.Client.Status().Patch(ctx, app, client.MergeFrom(base)); err != nil && !apierrors.IsNotFound(err) {
 		return ctrl.Result{}, fmt.Errorf("status: %w", err)
 	}
 	return ctrl.Result{}, nil
+}
+
+// container returns the pod's container of that name, adding it if missing.
+func container(pod *corev1.PodSpec, name string) *corev1.Container {
+	for i := range pod.Containers {
+		if pod.Containers[i].Name == name {
+			return &pod.Containers[i]
+		}
+	}
+	pod.Containers = append(pod.Containers, corev1.Container{Name: name})
+	return &pod.Containers[len(pod.Containers)-1]
 }
 
 func port(app *WebApp) int32 {
@@ -120,10 +137,16 @@ func (r *Reconciler) record(app *WebApp, op controllerutil.OperationResult, kind
 // Deployments and Services they own, so an edit or a deletion of either
 // wakes it.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return r.SetupWithManagerAs(mgr, r)
+}
+
+// SetupWithManagerAs registers the reconciler's watches with rec, which
+// calls r (a tracer, for instance), as the reconciler.
+func (r *Reconciler) SetupWithManagerAs(mgr ctrl.Manager, rec reconcile.Reconciler) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(Name).
 		For(&WebApp{}).
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}).
-		Complete(r)
+		Complete(rec)
 }
