@@ -58,7 +58,7 @@ func (t *tracer) Reconcile(ctx context.Context, req reconcile.Request) (reconcil
 	}
 	detail = append(detail, "in "+took.String())
 	t.sink.Record(timeline.Event{
-		Time: start, Actor: t.name, Verb: Reconcile, Kind: t.kind,
+		Time: time.Now(), Actor: t.name, Verb: Reconcile, Kind: t.kind, // ordered by its end
 		Namespace: req.Namespace, Name: req.Name, Detail: strings.Join(detail, "; "),
 	})
 	return res, err

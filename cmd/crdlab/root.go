@@ -22,8 +22,12 @@ type globalFlags struct {
 
 func (g *globalFlags) state() lab.StateDir { return lab.StateDir(g.stateDir) }
 
-// logger returns the diagnostics logger: klog, quiet unless -v is given.
+// logger returns the diagnostics logger: nothing by default (the timeline
+// and errors say what matters), klog at the -v level when given.
 func (g *globalFlags) logger() logr.Logger {
+	if g.verbosity <= 0 {
+		return logr.Discard()
+	}
 	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
 	klog.InitFlags(fs)
 	_ = fs.Set("v", strconv.Itoa(g.verbosity))

@@ -45,7 +45,14 @@ func updateEvent(kind string, old, cur *unstructured.Unstructured) (e Event, cha
 	if len(fields) == 0 {
 		return e, false
 	}
-	actor, subresource := actorOf(cur, changedEntry(old, cur))
+	entry := changedEntry(old, cur)
+	if entry == nil && allUnder(fields, "status") {
+		// The same manager wrote the same status fields within the same
+		// second: managedFields did not change, but only status writers
+		// can have made it.
+		entry = soleStatusWriter(cur)
+	}
+	actor, subresource := actorOf(cur, entry)
 	verb := Update
 	if subresource == "status" || allUnder(fields, "status") {
 		verb = Status
@@ -128,6 +135,21 @@ func changedEntry(old, cur *unstructured.Unstructured) *metav1.ManagedFieldsEntr
 		}
 	}
 	return nil
+}
+
+// soleStatusWriter returns the only managedFields entry of the status
+// subresource, if there is exactly one.
+func soleStatusWriter(obj *unstructured.Unstructured) *metav1.ManagedFieldsEntry {
+	var found *metav1.ManagedFieldsEntry
+	for _, e := range obj.GetManagedFields() {
+		if e.Subresource == "status" {
+			if found != nil {
+				return nil
+			}
+			found = &e
+		}
+	}
+	return found
 }
 
 // podSummary describes a Pod's status the way kubectl get pods would.

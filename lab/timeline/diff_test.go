@@ -76,6 +76,12 @@ func TestUpdateEvent(t *testing.T) {
 			wantChanged: true, wantVerb: Status, actor: "deployment", wantDetail: "status.replicas 3→10",
 		},
 		{
+			name:        "a status write that left managedFields as they were is the status writer's",
+			old:         obj("WebApp", map[string]any{"status": map[string]any{"availableReplicas": int64(1)}}, "webapp-operator:status", "kubectl-client-side-apply"),
+			cur:         obj("WebApp", map[string]any{"status": map[string]any{"availableReplicas": int64(2)}}, "webapp-operator:status", "kubectl-client-side-apply"),
+			wantChanged: true, wantVerb: Status, actor: "webapp-operator", wantDetail: "status.availableReplicas 1→2",
+		},
+		{
 			name:        "only bookkeeping changed",
 			old:         obj("ConfigMap", map[string]any{"data": map[string]any{"a": "1"}}, "kubectl-create"),
 			cur:         obj("ConfigMap", map[string]any{"data": map[string]any{"a": "1"}}, "kubectl-create", "kubectl-edit"),
