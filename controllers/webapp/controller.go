@@ -15,6 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
@@ -148,5 +149,8 @@ func (r *Reconciler) SetupWithManagerAs(mgr ctrl.Manager, rec reconcile.Reconcil
 		For(&WebApp{}).
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}).
+		// Passes for different WebApps are independent; a single worker
+		// would make 200 new WebApps wait in line.
+		WithOptions(controller.Options{MaxConcurrentReconciles: 4}).
 		Complete(rec)
 }
