@@ -31,6 +31,7 @@ type child struct {
 	cmd      *exec.Cmd
 	exited   chan struct{}
 	stopping bool
+	stopCh   chan struct{} // closed by stop
 	restarts int
 	stopped  chan struct{} // closed when supervision ended
 }
@@ -38,7 +39,11 @@ type child struct {
 // start runs the child and waits until its health endpoint answers 200, it
 // exits, or timeout passes. It then keeps it running until stop.
 func (c *child) start(ctx context.Context, timeout time.Duration) error {
-	if err := c.spawn(); err != nil {
+	c.stopCh = make(chan struct{})
+	c.mu.Lock()
+	err := c.spawnLocked()
+	c.mu.Unlock()
+	if err != nil {
 		return err
 	}
 	if err := c.waitHealthy(ctx, timeout); err != nil {
@@ -50,13 +55,19 @@ func (c *child) start(ctx context.Context, timeout time.Duration) error {
 	return nil
 }
 
-func (c *child) spawn() error {
+// spawnLocked starts a process of the child; c.mu is held, so stop sees
+// either no process or this one.
+func (c *child) spawnLocked() error {
 	logFile, err := os.OpenFile(c.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("unable to open log for %s: %w", c.name, err)
 	}
 	cmd := exec.Command(c.path, c.args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
+	// A process group of its own, as envtest gives etcd and kube-apiserver:
+	// a Ctrl-C in the terminal (or timeout(1)) signals the lab's process
+	// group, and the lab, not the signal, stops its children, in order.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		logFile.Close()
 		return fmt.Errorf("unable to start %s: %w", c.name, err)
@@ -67,9 +78,7 @@ func (c *child) spawn() error {
 		logFile.Close()
 		close(exited)
 	}()
-	c.mu.Lock()
 	c.cmd, c.exited = cmd, exited
-	c.mu.Unlock()
 	c.log.V(1).Info("started", "component", c.name, "pid", cmd.Process.Pid)
 	return nil
 }
@@ -122,11 +131,22 @@ func (c *child) supervise() {
 		}
 		c.restarts++
 		c.log.Info("component exited, restarting", "component", c.name, "restarts", c.restarts, "backoff", backoff, "cause", lastError(c.logPath))
-		time.Sleep(backoff)
+		select {
+		case <-time.After(backoff):
+		case <-c.stopCh:
+			return
+		}
 		if backoff < 10*time.Second {
 			backoff *= 2
 		}
-		if err := c.spawn(); err != nil {
+		c.mu.Lock()
+		if c.stopping { // stop came while we waited: no new process
+			c.mu.Unlock()
+			return
+		}
+		err := c.spawnLocked()
+		c.mu.Unlock()
+		if err != nil {
 			c.log.Error(err, "unable to restart component", "component", c.name)
 			return
 		}
@@ -136,8 +156,15 @@ func (c *child) supervise() {
 // stop ends the child: SIGTERM, then SIGKILL after grace.
 func (c *child) stop(grace time.Duration) error {
 	c.mu.Lock()
+	if c.stopping {
+		c.mu.Unlock()
+		return nil
+	}
 	c.stopping = true
-	cmd, exited := c.cmd, c.exited
+	if c.stopCh != nil {
+		close(c.stopCh)
+	}
+	cmd, exited := c.cmd, c.exited // no process starts after this
 	c.mu.Unlock()
 	if cmd == nil {
 		return nil

@@ -171,6 +171,42 @@ func TestKillNineOfUpLeavesNoChildren(t *testing.T) {
 	}
 }
 
+// Ctrl-C in a terminal signals the whole foreground process group: the lab
+// must still stop everything, in order, and exit (not restart what the
+// signal reached, and not hang).
+func TestInterruptOfUpsProcessGroupStopsEverything(t *testing.T) {
+	c := newCLI(t)
+	cmd := c.command("up")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its own group, as a terminal's job
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitForLine(t, stdout, "lab ready", 2*time.Minute)
+	tree := c.labTree()
+	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("up after Ctrl-C: %v, want exit 0", err)
+		}
+	case <-time.After(60 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("up did not exit within 60s of Ctrl-C")
+	}
+	expectGone(t, tree, 0)
+	if left := c.processes(); len(left) != 0 {
+		t.Errorf("processes left after Ctrl-C: %v", left)
+	}
+}
+
 // With --data-dir, objects created before down are there after the next up.
 func TestDataDirKeepsObjectsAcrossUpDown(t *testing.T) {
 	c := newCLI(t)
