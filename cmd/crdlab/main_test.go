@@ -115,6 +115,30 @@ func (c *cli) kubectlFails(args ...string) string {
 	return string(out)
 }
 
+// upForeground starts 'crdlab up' in the foreground (in a process group of
+// its own, as a terminal's job, if ownGroup) and returns it, once ready,
+// with its process tree.
+func (c *cli) upForeground(ownGroup bool) (*exec.Cmd, []lab.Process) {
+	c.t.Helper()
+	cmd := c.command("up")
+	if ownGroup {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		c.t.Fatal(err)
+	}
+	waitForLine(c.t, stdout, "lab ready", 2*time.Minute)
+	tree := c.labTree()
+	if len(tree) < 3 {
+		c.t.Fatalf("lab tree %+v: want crdlab, etcd and kube-apiserver at least", tree)
+	}
+	return cmd, tree
+}
+
 // labTree returns the processes of the running lab.
 func (c *cli) labTree() []lab.Process {
 	c.t.Helper()

@@ -148,19 +148,7 @@ func TestUpDetachedServesKubectlAndDownStopsAll(t *testing.T) {
 // kill -9 of a foreground 'crdlab up' leaves no child alive 5 s later.
 func TestKillNineOfUpLeavesNoChildren(t *testing.T) {
 	c := newCLI(t)
-	cmd := c.command("up")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	waitForLine(t, stdout, "lab ready", 2*time.Minute)
-	tree := c.labTree()
-	if len(tree) < 3 {
-		t.Fatalf("lab tree %+v: want crdlab, etcd and kube-apiserver", tree)
-	}
+	cmd, tree := c.upForeground(false)
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -176,17 +164,7 @@ func TestKillNineOfUpLeavesNoChildren(t *testing.T) {
 // signal reached, and not hang).
 func TestInterruptOfUpsProcessGroupStopsEverything(t *testing.T) {
 	c := newCLI(t)
-	cmd := c.command("up")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its own group, as a terminal's job
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	waitForLine(t, stdout, "lab ready", 2*time.Minute)
-	tree := c.labTree()
+	cmd, tree := c.upForeground(true)
 	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
