@@ -76,9 +76,11 @@ var _ = Describe("the WebApp operator", func() {
 
 	It("follows a change of its spec", func(ctx context.Context) {
 		available(ctx)
-		got := getApp(ctx, c, key)
-		got.Spec.Replicas = ptr.To(int32(4))
-		Expect(c.Update(ctx, got)).To(Succeed())
+		Eventually(func() error { // the operator's status writes may race ours
+			got := getApp(ctx, c, key)
+			got.Spec.Replicas = ptr.To(int32(4))
+			return c.Update(ctx, got)
+		}).WithContext(ctx).Should(Succeed())
 		available(ctx)
 		var d appsv1.Deployment
 		Expect(c.Get(ctx, key, &d)).To(Succeed())
@@ -98,9 +100,13 @@ var _ = Describe("the WebApp operator", func() {
 		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
 		available(ctx)
 
-		Expect(c.Get(ctx, key, &d)).To(Succeed())
-		d.Spec.Replicas = ptr.To(int32(7))
-		Expect(c.Update(ctx, &d)).To(Succeed())
+		Eventually(func() error { // the deployment controller's writes may race ours
+			if err := c.Get(ctx, key, &d); err != nil {
+				return err
+			}
+			d.Spec.Replicas = ptr.To(int32(7))
+			return c.Update(ctx, &d)
+		}).WithContext(ctx).Should(Succeed())
 		Eventually(func(g Gomega) {
 			g.Expect(c.Get(ctx, key, &d)).To(Succeed())
 			g.Expect(*d.Spec.Replicas).To(Equal(int32(2)))
