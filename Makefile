@@ -77,4 +77,4 @@ test: test-deps verify-manifests ## Run every test: unit, integration (real apis
 bench: ## Benchmarks, side by side in one run: boot against plain envtest, RSS, loop latencies.
 	$(GO) test -vet=off -run '^$$' -bench Boot -benchtime 5x -timeout 60m ./lab/
 	$(GO) test -vet=off -run '^$$' -bench Workloads -benchtime 1x -timeout 60m ./lab/
-	$(GO) test -vet=off -run '^$$' -bench WebApps -benchtime 1x -timeout 60m ./controllers/
+	$(GO) test -vet=off -run '^$$' -bench 'WebApps|RedisClusters' -benchtime 1x -timeout 60m ./controllers/

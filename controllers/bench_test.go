@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crdlab/crdlab/controllers"
+	"github.com/crdlab/crdlab/controllers/redis"
 	"github.com/crdlab/crdlab/controllers/webapp"
 	"github.com/crdlab/crdlab/fixtures"
 	"github.com/crdlab/crdlab/lab"
@@ -31,23 +32,8 @@ import (
 func BenchmarkWebApps(b *testing.B) {
 	const n = 200
 	ctx := context.Background()
-	crds, err := fixtures.CRDs()
-	if err != nil {
-		b.Fatal(err)
-	}
-	l, err := lab.Start(ctx, lab.Options{CRDs: crds, Scheme: controllers.Scheme()})
-	if err != nil {
-		b.Fatal(err)
-	}
+	l, passes := benchLab(ctx, b)
 	defer l.Stop()
-	var passes atomic.Int64
-	opCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	if _, err := controllers.Start(opCtx, l.RESTConfig(), controllers.Options{
-		Trace: timeline.SinkFunc(func(timeline.Event) { passes.Add(1) }),
-	}); err != nil {
-		b.Fatal(err)
-	}
 	c := l.Client()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -107,6 +93,106 @@ func BenchmarkWebApps(b *testing.B) {
 		b.ReportMetric(ref.Seconds()/apps.Seconds(), "webapps/deployments-rate")
 		b.ReportMetric(float64(passes.Load()-before)/n, "reconciles/webapp")
 	}
+}
+
+// BenchmarkRedisClusters creates n RedisClusters of 3 shards × 1 replica at
+// once and times until all are Ready, against the reference of n plain
+// StatefulSets of 6 Pods (what each cluster runs) created at once in the
+// same lab, and counts the operator's reconcile passes per cluster.
+//
+//	make bench
+func BenchmarkRedisClusters(b *testing.B) {
+	const n = 50
+	ctx := context.Background()
+	l, passes := benchLab(ctx, b)
+	defer l.Stop()
+	c := l.Client()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		stsNS, rcNS := fmt.Sprintf("sts-%d", i), fmt.Sprintf("redis-%d", i)
+		for _, ns := range []string{stsNS, rcNS} {
+			if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		ref := createAll(ctx, b, n, func(j int) client.Object {
+			labels := map[string]string{"app": fmt.Sprint("s", j)}
+			return &appsv1.StatefulSet{
+				ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprint("s", j), Namespace: stsNS},
+				Spec: appsv1.StatefulSetSpec{
+					Replicas:            ptr.To(int32(6)),
+					PodManagementPolicy: appsv1.ParallelPodManagement,
+					Selector:            &metav1.LabelSelector{MatchLabels: labels},
+					Template: corev1.PodTemplateSpec{
+						ObjectMeta: metav1.ObjectMeta{Labels: labels},
+						Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "redis", Image: "redis:7.2"}}},
+					},
+				},
+			}
+		}, c, func() (int, error) {
+			var list appsv1.StatefulSetList
+			if err := c.List(ctx, &list, client.InNamespace(stsNS)); err != nil {
+				return 0, err
+			}
+			ready := 0
+			for _, s := range list.Items {
+				if s.Status.ReadyReplicas == 6 {
+					ready++
+				}
+			}
+			return ready, nil
+		})
+		before := passes.Load()
+		clusters := createAll(ctx, b, n, func(j int) client.Object {
+			return &redis.RedisCluster{
+				ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprint("r", j), Namespace: rcNS},
+				Spec:       redis.RedisClusterSpec{Shards: 3, ReplicasPerShard: 1, Version: "7.2"},
+			}
+		}, c, func() (int, error) {
+			var list redis.RedisClusterList
+			if err := c.List(ctx, &list, client.InNamespace(rcNS)); err != nil {
+				return 0, err
+			}
+			ready := 0
+			for _, r := range list.Items {
+				if r.Status.Phase == redis.PhaseReady {
+					ready++
+				}
+			}
+			return ready, nil
+		})
+		b.ReportMetric(n/ref.Seconds(), "statefulsets-ready/s")
+		b.ReportMetric(n/clusters.Seconds(), "redisclusters-ready/s")
+		b.ReportMetric(ref.Seconds()/clusters.Seconds(), "redisclusters/statefulsets-rate")
+		b.ReportMetric(float64(passes.Load()-before)/n, "reconciles/rediscluster")
+	}
+}
+
+// benchLab starts a full lab with the sample CRDs and operators, counting
+// the operators' reconcile passes.
+func benchLab(ctx context.Context, b *testing.B) (*lab.Lab, *atomic.Int64) {
+	crds, err := fixtures.CRDs()
+	if err != nil {
+		b.Fatal(err)
+	}
+	l, err := lab.Start(ctx, lab.Options{CRDs: crds, Scheme: controllers.Scheme()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	passes := &atomic.Int64{}
+	opCtx, stop := context.WithCancel(ctx)
+	b.Cleanup(stop)
+	if _, err := controllers.Start(opCtx, l.RESTConfig(), controllers.Options{
+		Trace: timeline.SinkFunc(func(e timeline.Event) {
+			if e.Kind == "RedisCluster" || e.Kind == "WebApp" {
+				passes.Add(1)
+			}
+		}),
+	}); err != nil {
+		l.Stop()
+		b.Fatal(err)
+	}
+	return l, passes
 }
 
 // createAll creates n objects at once (16 writers) and returns the time until

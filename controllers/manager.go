@@ -8,13 +8,16 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/crdlab/crdlab/controllers/redis"
 	"github.com/crdlab/crdlab/controllers/webapp"
 	"github.com/crdlab/crdlab/lab/timeline"
 )
@@ -24,7 +27,42 @@ func Scheme() *runtime.Scheme {
 	s := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(s)
 	_ = webapp.AddToScheme(s)
+	_ = redis.AddToScheme(s)
 	return s
+}
+
+// operator is one in-process controller: its name (field manager, event
+// source), the kind it reconciles, and how to build it.
+type operator struct {
+	name, kind string
+	new        func(client.Client, events.EventRecorder) (reconcile.Reconciler, setupFunc)
+}
+
+type setupFunc func(ctrl.Manager, reconcile.Reconciler, ...predicate.Predicate) error
+
+// operators are the sample operators Start runs.
+var operators = []operator{
+	{webapp.Name, "WebApp", func(c client.Client, rec events.EventRecorder) (reconcile.Reconciler, setupFunc) {
+		r := &webapp.Reconciler{Client: c, Recorder: rec}
+		return r, r.SetupWithManagerAs
+	}},
+	{redis.Name, "RedisCluster", func(c client.Client, rec events.EventRecorder) (reconcile.Reconciler, setupFunc) {
+		r := &redis.ClusterReconciler{Client: c, Recorder: rec}
+		return r, r.SetupWithManagerAs
+	}},
+	{redis.BackupName, "RedisBackup", func(c client.Client, rec events.EventRecorder) (reconcile.Reconciler, setupFunc) {
+		r := &redis.BackupReconciler{Client: c, Recorder: rec}
+		return r, r.SetupWithManagerAs
+	}},
+}
+
+// Names are the names of the operators Start runs.
+func Names() []string {
+	var names []string
+	for _, op := range operators {
+		names = append(names, op.name)
+	}
+	return names
 }
 
 // Options configures the sample operators. The zero value works.
@@ -52,17 +90,22 @@ func Start(ctx context.Context, cfg *rest.Config, opts Options) (done <-chan err
 	if err != nil {
 		return nil, fmt.Errorf("unable to create the operators' manager: %w", err)
 	}
-	c := client.WithFieldOwner(mgr.GetClient(), webapp.Name)
-	if opts.Trace != nil {
-		c = tracingClient{Client: c}
-	}
-	r := &webapp.Reconciler{Client: c, Recorder: mgr.GetEventRecorder(webapp.Name)}
-	var rec reconcile.Reconciler = r
-	if opts.Trace != nil {
-		rec = &tracer{name: webapp.Name, kind: "WebApp", inner: r, sink: opts.Trace}
-	}
-	if err := r.SetupWithManagerAs(mgr, rec); err != nil {
-		return nil, fmt.Errorf("unable to set up %s: %w", webapp.Name, err)
+	for _, op := range operators {
+		c := client.WithFieldOwner(mgr.GetClient(), op.name)
+		if opts.Trace != nil {
+			c = tracingClient{Client: c}
+		}
+		r, setup := op.new(c, mgr.GetEventRecorder(op.name))
+		var rec reconcile.Reconciler = r
+		var preds []predicate.Predicate
+		if opts.Trace != nil {
+			tr := newTriggers(op.kind, mgr.GetScheme())
+			rec = &tracer{name: op.name, kind: op.kind, inner: r, sink: opts.Trace, triggers: tr}
+			preds = append(preds, tr.predicate())
+		}
+		if err := setup(mgr, rec, preds...); err != nil {
+			return nil, fmt.Errorf("unable to set up %s: %w", op.name, err)
+		}
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- mgr.Start(ctx) }()

@@ -65,3 +65,12 @@ func (l *traceLog) For(ns, name string) []timeline.Event {
 	}
 	return out
 }
+
+// details are the passes' details, in order.
+func details(passes []timeline.Event) []string {
+	out := make([]string, len(passes))
+	for i, p := range passes {
+		out[i] = p.Detail
+	}
+	return out
+}

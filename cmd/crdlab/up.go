@@ -14,7 +14,6 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/crdlab/crdlab/controllers"
-	"github.com/crdlab/crdlab/controllers/webapp"
 	"github.com/crdlab/crdlab/fixtures"
 	"github.com/crdlab/crdlab/lab"
 	"github.com/crdlab/crdlab/lab/timeline"
@@ -49,9 +48,10 @@ simulated kubelet runs the Pods bound to them (no container ever runs), so
 that Deployments get Pods, deleted Pods come back, garbage is collected and
 namespaces finish deleting. --components none gives plain envtest.
 
-The sample CRDs (the seed's User, users.auth.ilinux.io, short name u; and
-WebApp, webapps.samples.crdlab.dev, short name wa) are installed and the
-WebApp operator runs inside crdlab, unless --no-samples is given; --crds
+The sample CRDs (the seed's User, users.auth.ilinux.io, short name u;
+WebApp, short name wa; RedisCluster, short name redis; and RedisBackup,
+short name rb, all in samples.crdlab.dev) are installed and the WebApp and
+Redis operators run inside crdlab, unless --no-samples is given; --crds
 installs your own CRDs.
 
 When the apiserver is ready, the admin kubeconfig is written to
@@ -193,7 +193,7 @@ func runUp(ctx context.Context, out io.Writer, f *upFlags) error {
 		if _, err := controllers.Start(ctx, l.RESTConfig(), opts); err != nil {
 			return err
 		}
-		progress("sample operators running: " + webapp.Name)
+		progress("sample operators running: " + strings.Join(controllers.Names(), ", "))
 	}
 	if err := lab.ServeControl(ctx, l, sd); err != nil {
 		return err

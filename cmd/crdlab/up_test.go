@@ -109,6 +109,30 @@ func TestUpDetachedServesKubectlAndDownStopsAll(t *testing.T) {
 		t.Errorf("the WebApp shop has no Deployment and Service:\n%s", out)
 	}
 
+	// The Redis operator runs inside crdlab up: a cluster, kubectl scale,
+	// CEL refusals, a backup, deletion through the finalizer.
+	c.kubectl("", "apply", "-f", "../../fixtures/samples/redis-cache.yaml")
+	c.kubectl("", "wait", "--for=condition=Ready", "rediscluster/cache", "--timeout=90s")
+	if out := c.kubectl("", "get", "pods", "-l", "app.kubernetes.io/instance=cache", "--field-selector=status.phase=Running", "-o", "name"); strings.Count(out, "pod/cache-") != 6 {
+		t.Errorf("want 6 Running Pods of the RedisCluster cache:\n%s", out)
+	}
+	c.kubectl("", "scale", "rediscluster", "cache", "--replicas=4")
+	c.kubectl("", "wait", "--for=jsonpath={.status.shards}=4", "rediscluster/cache", "--timeout=90s")
+	c.kubectl("", "wait", "--for=condition=Ready", "rediscluster/cache", "--timeout=90s")
+	if out := c.kubectl("", "get", "statefulset", "cache", "-o", "jsonpath={.status.readyReplicas}"); out != "8" {
+		t.Errorf("after kubectl scale --replicas=4: statefulset ready %q, want 8", out)
+	}
+	if out := c.kubectlFails("apply", "-f", "../../fixtures/samples/redis-two-shards-invalid.yaml"); !strings.Contains(out, "at least 3 shards") {
+		t.Errorf("a 2-shard cluster was refused without the CEL rule's message:\n%s", out)
+	}
+	if out := c.kubectlFails("patch", "rediscluster", "cache", "--type=merge", "-p", `{"spec":{"replicasPerShard":2}}`); !strings.Contains(out, "replicasPerShard is immutable") {
+		t.Errorf("a change of replicasPerShard was refused without the CEL rule's message:\n%s", out)
+	}
+	c.kubectl("", "apply", "-f", "../../fixtures/samples/redis-backup.yaml")
+	c.kubectl("", "wait", "--for=jsonpath={.status.phase}=Succeeded", "redisbackup/cache-nightly", "--timeout=60s")
+	c.kubectl("", "delete", "rediscluster", "cache", "--timeout=60s")
+	c.kubectl("", "wait", "--for=delete", "statefulset/cache", "redisbackup/cache-nightly", "--timeout=60s")
+
 	if out := c.mustRun("kubectl", "get", "ns", "default"); !strings.Contains(out, "Active") {
 		t.Errorf("crdlab kubectl get ns default:\n%s", out)
 	}

@@ -14,9 +14,11 @@ import (
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
@@ -142,13 +144,14 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 }
 
 // SetupWithManagerAs registers the reconciler's watches with rec, which
-// calls r (a tracer, for instance), as the reconciler.
-func (r *Reconciler) SetupWithManagerAs(mgr ctrl.Manager, rec reconcile.Reconciler) error {
+// calls r (a tracer, for instance), as the reconciler; preds see every
+// event of every watch (to note what triggered a pass, for instance).
+func (r *Reconciler) SetupWithManagerAs(mgr ctrl.Manager, rec reconcile.Reconciler, preds ...predicate.Predicate) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(Name).
-		For(&WebApp{}).
-		Owns(&appsv1.Deployment{}).
-		Owns(&corev1.Service{}).
+		For(&WebApp{}, builder.WithPredicates(preds...)).
+		Owns(&appsv1.Deployment{}, builder.WithPredicates(preds...)).
+		Owns(&corev1.Service{}, builder.WithPredicates(preds...)).
 		// Passes for different WebApps are independent; a single worker
 		// would make 200 new WebApps wait in line.
 		WithOptions(controller.Options{MaxConcurrentReconciles: 4}).
