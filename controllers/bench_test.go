@@ -8,12 +8,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/crdlab/crdlab/controllers"
 	"github.com/crdlab/crdlab/controllers/redis"
@@ -171,6 +173,7 @@ func BenchmarkRedisClusters(b *testing.B) {
 // benchLab starts a full lab with the sample CRDs and operators, counting
 // the operators' reconcile passes.
 func benchLab(ctx context.Context, b *testing.B) (*lab.Lab, *atomic.Int64) {
+	ctrllog.SetLogger(logr.Discard())
 	crds, err := fixtures.CRDs()
 	if err != nil {
 		b.Fatal(err)

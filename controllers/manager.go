@@ -2,7 +2,10 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
+	"sync"
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -74,13 +77,90 @@ type Options struct {
 	Trace timeline.Sink
 }
 
+// Operators are the sample operators running in this process. Each runs in
+// a manager of its own, so that one can be stopped and started again (the
+// controller-down scenario) while the others go on.
+type Operators struct {
+	cfg  *rest.Config
+	opts Options
+	ctx  context.Context
+
+	mu      sync.Mutex
+	running map[string]*running
+	wg      sync.WaitGroup
+	errs    []error
+}
+
+type running struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// ErrUnknownOperator: no sample operator has that name.
+var ErrUnknownOperator = errors.New("no such operator")
+
 // Start runs the sample operators against cfg, in this process, until ctx
-// is done, and returns once their caches have synced. done receives the
-// manager's result when they have stopped.
-func Start(ctx context.Context, cfg *rest.Config, opts Options) (done <-chan error, err error) {
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+// is done, and returns once their caches have synced.
+func Start(ctx context.Context, cfg *rest.Config, opts Options) (*Operators, error) {
+	o := &Operators{cfg: cfg, opts: opts, ctx: ctx, running: map[string]*running{}}
+	for _, op := range operators {
+		if err := o.Start(op.name); err != nil {
+			return nil, err
+		}
+	}
+	return o, nil
+}
+
+// Wait waits until every operator has stopped (its context is done) and
+// returns their errors.
+func (o *Operators) Wait() error {
+	o.wg.Wait()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return errors.Join(o.errs...)
+}
+
+// Running reports whether the named operator runs.
+func (o *Operators) Running(name string) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.running[name] != nil
+}
+
+// Stop stops the named operator, as if its Pod had gone: its watches end,
+// nothing reconciles its objects until Start.
+func (o *Operators) Stop(name string) error {
+	if _, err := find(name); err != nil {
+		return err
+	}
+	o.mu.Lock()
+	r := o.running[name]
+	delete(o.running, name)
+	o.mu.Unlock()
+	if r == nil {
+		return nil // already stopped
+	}
+	r.cancel()
+	<-r.done
+	return nil
+}
+
+// Start starts the named operator if it is not running, and returns once
+// its caches have synced: it then lists every object it watches and
+// reconciles each (level-triggered), catching up with what it missed.
+func (o *Operators) Start(name string) error {
+	op, err := find(name)
+	if err != nil {
+		return err
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.running[name] != nil {
+		return nil
+	}
+	mgr, err := ctrl.NewManager(o.cfg, ctrl.Options{
 		Scheme:                 Scheme(),
-		Logger:                 opts.Logger,
+		Logger:                 o.opts.Logger,
 		Metrics:                metricsserver.Options{BindAddress: "0"}, // nothing listens
 		HealthProbeBindAddress: "0",
 		LeaderElection:         false,
@@ -88,29 +168,51 @@ func Start(ctx context.Context, cfg *rest.Config, opts Options) (done <-chan err
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	if err != nil {
-		return nil, fmt.Errorf("unable to create the operators' manager: %w", err)
+		return fmt.Errorf("unable to create the manager of %s: %w", name, err)
 	}
-	for _, op := range operators {
-		c := client.WithFieldOwner(mgr.GetClient(), op.name)
-		if opts.Trace != nil {
-			c = tracingClient{Client: c}
-		}
-		r, setup := op.new(c, mgr.GetEventRecorder(op.name))
-		var rec reconcile.Reconciler = r
-		var preds []predicate.Predicate
-		if opts.Trace != nil {
-			tr := newTriggers(op.kind, mgr.GetScheme())
-			rec = &tracer{name: op.name, kind: op.kind, inner: r, sink: opts.Trace, triggers: tr}
-			preds = append(preds, tr.predicate())
-		}
-		if err := setup(mgr, rec, preds...); err != nil {
-			return nil, fmt.Errorf("unable to set up %s: %w", op.name, err)
-		}
+	c := client.WithFieldOwner(mgr.GetClient(), op.name)
+	if o.opts.Trace != nil {
+		c = tracingClient{Client: c}
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- mgr.Start(ctx) }()
+	r, setup := op.new(c, mgr.GetEventRecorder(op.name))
+	var rec reconcile.Reconciler = r
+	var preds []predicate.Predicate
+	if o.opts.Trace != nil {
+		tr := newTriggers(op.kind, mgr.GetScheme())
+		rec = &tracer{name: op.name, kind: op.kind, inner: r, sink: o.opts.Trace, triggers: tr}
+		preds = append(preds, tr.predicate())
+	}
+	if err := setup(mgr, rec, preds...); err != nil {
+		return fmt.Errorf("unable to set up %s: %w", op.name, err)
+	}
+	ctx, cancel := context.WithCancel(o.ctx)
+	run := &running{cancel: cancel, done: make(chan struct{})}
+	o.wg.Add(1)
+	go func() {
+		defer o.wg.Done()
+		defer close(run.done)
+		if err := mgr.Start(ctx); err != nil {
+			o.mu.Lock()
+			o.errs = append(o.errs, fmt.Errorf("%s: %w", name, err))
+			o.mu.Unlock()
+		}
+	}()
 	if !mgr.GetCache().WaitForCacheSync(ctx) {
-		return nil, fmt.Errorf("the operators' caches did not sync: %w", ctx.Err())
+		cancel()
+		return fmt.Errorf("the caches of %s did not sync: %w", name, ctx.Err())
 	}
-	return errc, nil
+	o.running[name] = run
+	return nil
 }
+
+func find(name string) (operator, error) {
+	for _, op := range operators {
+		if op.name == name {
+			return op, nil
+		}
+	}
+	return operator{}, fmt.Errorf("%w %q (operators: %s)", ErrUnknownOperator, name, strings.Join(Names(), ", "))
+}
+
+// Names are the names of the operators (for lab.Switch).
+func (o *Operators) Names() []string { return Names() }

@@ -32,11 +32,11 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	shared, err = lab.Start(ctx, lab.Options{CRDs: crds, Scheme: controllers.Scheme(), Logger: GinkgoLogr})
 	Expect(err).NotTo(HaveOccurred())
 	opCtx, stop := context.WithCancel(context.Background())
-	done, err := controllers.Start(opCtx, shared.RESTConfig(), controllers.Options{Logger: GinkgoLogr, Trace: traces})
+	ops, err := controllers.Start(opCtx, shared.RESTConfig(), controllers.Options{Logger: GinkgoLogr, Trace: traces})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() {
 		stop()
-		Expect(<-done).To(Succeed())
+		Expect(ops.Wait()).To(Succeed())
 		Expect(shared.Stop()).To(Succeed())
 	})
 }, NodeTimeout(180e9))

@@ -71,6 +71,28 @@ func ServeControl(ctx context.Context, l *Lab, sd StateDir) error {
 			http.Error(w, err.Error(), http.StatusConflict)
 		}
 	})
+	mux.HandleFunc("GET /controllers", func(w http.ResponseWriter, _ *http.Request) {
+		_ = json.NewEncoder(w).Encode(l.Controllers())
+	})
+	mux.HandleFunc("POST /controllers/{name}/{action}", func(w http.ResponseWriter, r *http.Request) {
+		name := r.PathValue("name")
+		var err error
+		switch r.PathValue("action") {
+		case "stop":
+			err = l.StopController(name)
+		case "start":
+			err = l.StartController(r.Context(), name)
+		default:
+			http.Error(w, "unknown action "+r.PathValue("action"), http.StatusNotFound)
+			return
+		}
+		switch {
+		case errors.Is(err, ErrUnknownController):
+			http.Error(w, err.Error(), http.StatusNotFound)
+		case err != nil:
+			http.Error(w, err.Error(), http.StatusConflict)
+		}
+	})
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() {
 		<-ctx.Done()
@@ -123,6 +145,31 @@ func (c *Control) StopNode(ctx context.Context, name string) error {
 // StartNode starts a stopped simulated node of the lab.
 func (c *Control) StartNode(ctx context.Context, name string) error {
 	_, err := c.do(ctx, http.MethodPost, "/nodes/"+name+"/start")
+	return err
+}
+
+// Controllers lists the controllers of the lab that can be stopped.
+func (c *Control) Controllers(ctx context.Context) ([]ControllerState, error) {
+	var out []ControllerState
+	body, err := c.do(ctx, http.MethodGet, "/controllers")
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(body, &out); err != nil {
+		return nil, fmt.Errorf("unable to read the lab's answer: %w", err)
+	}
+	return out, nil
+}
+
+// StopController stops a controller of the lab (see Lab.StopController).
+func (c *Control) StopController(ctx context.Context, name string) error {
+	_, err := c.do(ctx, http.MethodPost, "/controllers/"+name+"/stop")
+	return err
+}
+
+// StartController starts a stopped controller of the lab.
+func (c *Control) StartController(ctx context.Context, name string) error {
+	_, err := c.do(ctx, http.MethodPost, "/controllers/"+name+"/start")
 	return err
 }
 

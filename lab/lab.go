@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -39,6 +40,9 @@ type Lab struct {
 	ownDataDir string // an ephemeral etcd data dir the lab made
 	children   []*child
 	kubelet    *kubelet.Kubelet
+
+	mu        sync.Mutex
+	operators Switch // attached in-process operators, if any
 }
 
 // Errors of Start that name the option at fault.

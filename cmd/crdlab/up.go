@@ -190,9 +190,11 @@ func runUp(ctx context.Context, out io.Writer, f *upFlags) error {
 		if os.Getenv(detachedEnv) == "" {
 			opts.Trace = printer // the live log shows each reconcile pass
 		}
-		if _, err := controllers.Start(ctx, l.RESTConfig(), opts); err != nil {
+		ops, err := controllers.Start(ctx, l.RESTConfig(), opts)
+		if err != nil {
 			return err
 		}
+		l.AttachOperators(ops)
 		progress("sample operators running: " + strings.Join(controllers.Names(), ", "))
 	}
 	if err := lab.ServeControl(ctx, l, sd); err != nil {

@@ -48,6 +48,8 @@ func Actor(manager string) string {
 		return "?"
 	case strings.HasPrefix(manager, "kubectl"):
 		return "you (kubectl)"
+	case manager == "crdlab-scenario":
+		return "you (scenario)"
 	case manager == "kube-controller-manager":
 		return "controller-manager"
 	case manager == "kube-scheduler", manager == "default-scheduler":

@@ -38,6 +38,12 @@ const rediscoverEvery = 2 * time.Second
 // it starts are not recorded; resources added later (CRDs) are picked up
 // within seconds.
 func Watch(ctx context.Context, cfg *rest.Config, sink Sink) error {
+	return WatchSynced(ctx, cfg, sink, nil)
+}
+
+// WatchSynced is Watch, calling synced (if not nil) once the resources found
+// at the start are watched: changes made after it are recorded.
+func WatchSynced(ctx context.Context, cfg *rest.Config, sink Sink, synced func()) error {
 	cfg = rest.CopyConfig(cfg)
 	cfg.QPS, cfg.Burst = 100, 200
 	dyn, err := dynamic.NewForConfig(cfg)
@@ -52,6 +58,11 @@ func Watch(ctx context.Context, cfg *rest.Config, sink Sink) error {
 	w.watch(ctx, eventsGVR, w.eventHandler())
 	for {
 		w.discover(ctx, disc)
+		if synced != nil {
+			cache.WaitForCacheSync(ctx.Done(), w.synced...)
+			synced()
+			synced = nil
+		}
 		select {
 		case <-ctx.Done():
 			return nil
@@ -61,6 +72,7 @@ func Watch(ctx context.Context, cfg *rest.Config, sink Sink) error {
 }
 
 type watcher struct {
+	synced   []cache.InformerSynced
 	dyn      dynamic.Interface
 	sink     Sink
 	watching sets.Set[schema.GroupVersionResource]
@@ -102,6 +114,7 @@ func (w *watcher) watch(ctx context.Context, gvr schema.GroupVersionResource, h 
 	w.watching.Insert(gvr)
 	inf := dynamicinformer.NewFilteredDynamicInformer(w.dyn, gvr, "", 0, cache.Indexers{}, nil).Informer()
 	_, _ = inf.AddEventHandler(h)
+	w.synced = append(w.synced, inf.HasSynced)
 	go inf.RunWithContext(ctx)
 }
 

@@ -1,0 +1,532 @@
+package scenarios
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// Problem is one thing wrong with a scenario file, at a line.
+type Problem struct {
+	Line int    `json:"line"`
+	Msg  string `json:"message"`
+}
+
+// LoadError lists every problem found in a scenario file.
+type LoadError struct {
+	File     string
+	Problems []Problem
+}
+
+func (e *LoadError) Error() string {
+	var b strings.Builder
+	for i, p := range e.Problems {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		if p.Line > 0 {
+			fmt.Fprintf(&b, "%s:%d: %s", e.File, p.Line, p.Msg)
+		} else {
+			fmt.Fprintf(&b, "%s: %s", e.File, p.Msg)
+		}
+	}
+	return b.String()
+}
+
+// LoadFile loads and checks a scenario file; files its apply steps name are
+// read relative to it.
+func LoadFile(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("unable to read scenario: %w", err)
+	}
+	dir := filepath.Dir(path)
+	return Parse(path, data, func(name string) ([]byte, error) {
+		if filepath.IsAbs(name) {
+			return os.ReadFile(name)
+		}
+		return os.ReadFile(filepath.Join(dir, name))
+	})
+}
+
+// Parse decodes and checks a scenario. source names it in messages;
+// readFile reads the files its apply steps name (nil: they are not checked).
+// Every problem found is reported, each with its line: unknown fields and
+// steps, wrong types, bad durations, selectors and CEL expressions, steps
+// with no action or two.
+func Parse(source string, data []byte, readFile func(string) ([]byte, error)) (*Scenario, error) {
+	lerr := &LoadError{File: source}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		lerr.Problems = append(lerr.Problems, yamlProblems(err)...)
+		return nil, lerr
+	}
+	if root.Kind == 0 || len(root.Content) == 0 {
+		lerr.Problems = append(lerr.Problems, Problem{Msg: "empty file: want a Scenario (apiVersion: " + APIVersion + ", kind: Scenario)"})
+		return nil, lerr
+	}
+	s := &Scenario{source: source, readFile: readFile}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(s); err != nil {
+		lerr.Problems = append(lerr.Problems, yamlProblems(err)...)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		lerr.Problems = append(lerr.Problems, Problem{Line: extra.Line, Msg: "a second YAML document: a scenario file holds one Scenario"})
+	}
+	s.stepLines = stepLines(&root)
+	lerr.Problems = append(lerr.Problems, s.check(&root)...)
+	if len(lerr.Problems) > 0 {
+		sort.SliceStable(lerr.Problems, func(i, j int) bool { return lerr.Problems[i].Line < lerr.Problems[j].Line })
+		return nil, lerr
+	}
+	return s, nil
+}
+
+// UnmarshalYAML reads a Go duration, reporting a bad one with its line and
+// decoding on (so that every problem of a file is reported at once).
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: want a duration such as 30s or 1m30s", n.Line)}}
+	}
+	v, err := time.ParseDuration(n.Value)
+	if err != nil || v < 0 {
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: bad duration %q: want a Go duration such as 500ms, 30s or 1m30s", n.Line, n.Value)}}
+	}
+	d.Duration = v
+	return nil
+}
+
+var (
+	yamlLine     = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+	unknownField = regexp.MustCompile(`^field (\S+) not found in type scenarios\.(\w+)$`)
+	cannotDecode = regexp.MustCompile("^cannot unmarshal !!(\\w+) `(.*)` into (.*)$")
+)
+
+// yamlProblems turns the YAML decoder's errors into problems in the words
+// of the format.
+func yamlProblems(err error) []Problem {
+	var msgs []string
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		msgs = te.Errors
+	} else {
+		msgs = []string{err.Error()}
+	}
+	var out []Problem
+	for _, m := range msgs {
+		p := Problem{Msg: m}
+		if g := yamlLine.FindStringSubmatch(m); g != nil {
+			p.Line, _ = strconv.Atoi(g[1])
+			p.Msg = g[2]
+		}
+		if g := unknownField.FindStringSubmatch(p.Msg); g != nil {
+			if g[2] == "Step" {
+				p.Msg = fmt.Sprintf("unknown step %q (steps: %s)", g[1], strings.Join(actionNames(), ", "))
+			} else {
+				p.Msg = fmt.Sprintf("unknown field %q in %s (fields: %s)", g[1], typeWord(g[2]), strings.Join(fieldNames(g[2]), ", "))
+			}
+		} else if g := cannotDecode.FindStringSubmatch(p.Msg); g != nil {
+			p.Msg = fmt.Sprintf("wrong type: %q is a %s, want %s", g[2], yamlType(g[1]), goType(g[3]))
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func yamlType(t string) string {
+	switch t {
+	case "str":
+		return "string"
+	case "int", "float":
+		return "number"
+	case "bool":
+		return "boolean"
+	case "seq":
+		return "list"
+	case "map":
+		return "mapping"
+	}
+	return t
+}
+
+func goType(t string) string {
+	switch {
+	case strings.HasPrefix(t, "[]"):
+		return "a list"
+	case strings.HasPrefix(t, "map["), strings.HasPrefix(t, "scenarios."):
+		return "a mapping"
+	case strings.HasPrefix(t, "int"):
+		return "an integer"
+	case t == "bool":
+		return "true or false"
+	case t == "string":
+		return "a string"
+	}
+	return t
+}
+
+var types = map[string]reflect.Type{
+	"Scenario": reflect.TypeFor[Scenario](), "Metadata": reflect.TypeFor[Metadata](), "Spec": reflect.TypeFor[Spec](),
+	"Step": reflect.TypeFor[Step](), "Apply": reflect.TypeFor[Apply](), "ObjectRef": reflect.TypeFor[ObjectRef](),
+	"Delete": reflect.TypeFor[Delete](), "Patch": reflect.TypeFor[Patch](), "Scale": reflect.TypeFor[Scale](),
+	"Expect": reflect.TypeFor[Expect](), "ExpectError": reflect.TypeFor[ExpectError](), "LabAction": reflect.TypeFor[LabAction](),
+}
+
+func typeWord(name string) string {
+	switch name {
+	case "Scenario":
+		return "the scenario"
+	case "LabAction":
+		return "lab"
+	case "ExpectError":
+		return "expectError"
+	}
+	return strings.ToLower(name[:1]) + name[1:]
+}
+
+// fieldNames lists the YAML fields of a type of the format.
+func fieldNames(typeName string) []string {
+	t, ok := types[typeName]
+	if !ok {
+		return nil
+	}
+	return fieldsOf(t)
+}
+
+func fieldsOf(t reflect.Type) []string {
+	var out []string
+	for f := range t.Fields() {
+		if !f.IsExported() {
+			continue
+		}
+		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if opts == "inline" {
+			out = append(out, fieldsOf(f.Type)...)
+			continue
+		}
+		if name != "" {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+func actionNames() []string {
+	var out []string
+	for f := range reflect.TypeFor[Step]().Fields() {
+		if f.Tag.Get("action") == "true" {
+			name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// node returns the mapping value at path under n, or nil.
+func node(n *yaml.Node, path ...string) *yaml.Node {
+	if n != nil && n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	for _, key := range path {
+		if n == nil || n.Kind != yaml.MappingNode {
+			return nil
+		}
+		var next *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key {
+				next = n.Content[i+1]
+			}
+		}
+		n = next
+	}
+	return n
+}
+
+func lineAt(n *yaml.Node, path ...string) int {
+	if v := node(n, path...); v != nil {
+		return v.Line
+	}
+	return 0
+}
+
+func stepLines(root *yaml.Node) []int {
+	steps := node(root, "spec", "steps")
+	if steps == nil || steps.Kind != yaml.SequenceNode {
+		return nil
+	}
+	out := make([]int, len(steps.Content))
+	for i, s := range steps.Content {
+		out[i] = s.Line
+	}
+	return out
+}
+
+// Requirements a scenario can name.
+const (
+	NeedsControllerManager = "controller-manager"
+	NeedsScheduler         = "scheduler"
+	NeedsNodes             = "nodes"
+	NeedsOperators         = "operators"
+)
+
+// check finds what the YAML decoder cannot: missing and conflicting
+// fields, steps with no action or two, bad selectors and CEL expressions,
+// files that do not exist.
+func (s *Scenario) check(root *yaml.Node) []Problem {
+	var out []Problem
+	add := func(line int, format string, args ...any) {
+		out = append(out, Problem{Line: line, Msg: fmt.Sprintf(format, args...)})
+	}
+	if s.APIVersion != APIVersion {
+		add(lineAt(root, "apiVersion"), "apiVersion is %q, want %s", s.APIVersion, APIVersion)
+	}
+	if s.Kind != Kind {
+		add(lineAt(root, "kind"), "kind is %q, want %s", s.Kind, Kind)
+	}
+	switch errs := validation.IsDNS1123Label(s.Metadata.Name); {
+	case s.Metadata.Name == "":
+		add(lineAt(root, "metadata"), "metadata.name is required")
+	case len(errs) > 0 || len(s.Metadata.Name) > 40:
+		add(lineAt(root, "metadata", "name"), "metadata.name %q: want at most 40 lowercase letters, digits and '-'", s.Metadata.Name)
+	}
+	if s.Spec.Title == "" {
+		add(lineAt(root, "spec"), "spec.title is required")
+	}
+	for _, r := range s.Spec.Requires {
+		switch r {
+		case NeedsControllerManager, NeedsScheduler, NeedsNodes, NeedsOperators:
+		default:
+			add(lineAt(root, "spec", "requires"), "spec.requires: unknown %q (known: controller-manager, scheduler, nodes, operators)", r)
+		}
+	}
+	if len(s.Spec.Steps) == 0 && node(root, "spec", "steps") == nil {
+		add(lineAt(root, "spec"), "spec.steps is required: a scenario needs at least one step")
+	}
+	for i := range s.Spec.Steps {
+		line := 0
+		if i < len(s.stepLines) {
+			line = s.stepLines[i]
+		}
+		for _, msg := range s.Spec.Steps[i].check(s.readFile) {
+			add(line, "spec.steps[%d]: %s", i, msg)
+		}
+	}
+	return out
+}
+
+func (st *Step) check(readFile func(string) ([]byte, error)) []string {
+	var out []string
+	bad := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
+	name, n := st.action()
+	switch {
+	case n == 0:
+		bad("no action: a step needs one of %s", strings.Join(actionNames(), ", "))
+		return out
+	case n > 1:
+		bad("more than one action: a step has exactly one of %s", strings.Join(actionNames(), ", "))
+		return out
+	}
+	switch name {
+	case "apply":
+		out = append(out, st.Apply.check(readFile)...)
+	case "delete":
+		out = append(out, st.Delete.check()...)
+	case "patch":
+		out = append(out, st.Patch.check()...)
+	case "scale":
+		out = append(out, prefixed("scale", st.Scale.ObjectRef.check(true))...)
+	case "expect":
+		out = append(out, st.Expect.check()...)
+	case "expectError":
+		out = append(out, st.ExpectError.check(readFile)...)
+	case "lab":
+		fields := 0
+		for _, v := range []string{st.Lab.StopController, st.Lab.StartController, st.Lab.StopNode, st.Lab.StartNode} {
+			if v != "" {
+				fields++
+			}
+		}
+		if fields != 1 {
+			bad("lab: give exactly one of stopController, startController, stopNode, startNode")
+		}
+	}
+	if st.Timeout != nil && name != "expect" && name != "expectError" && !(name == "delete" && st.Delete.Wait) {
+		bad("timeout applies to expect, expectError and delete with wait, not to %s", name)
+	}
+	return out
+}
+
+func prefixed(prefix string, msgs []string) []string {
+	for i := range msgs {
+		msgs[i] = prefix + ": " + msgs[i]
+	}
+	return msgs
+}
+
+func (a *Apply) check(readFile func(string) ([]byte, error)) []string {
+	switch {
+	case (a.File == "") == (a.Object == nil):
+		return []string{"apply: give exactly one of file and object"}
+	case a.Object != nil:
+		if _, err := toObjects(a.Object); err != nil {
+			return []string{"apply.object: " + err.Error()}
+		}
+	case readFile != nil:
+		data, err := readFile(a.File)
+		if err != nil {
+			return []string{fmt.Sprintf("apply.file %q: %v", a.File, unwrapPath(err))}
+		}
+		if _, err := decodeObjects(data); err != nil {
+			return []string{fmt.Sprintf("apply.file %q: %v", a.File, err)}
+		}
+	}
+	return nil
+}
+
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func (r *ObjectRef) check(needName bool) []string {
+	var out []string
+	if r.APIVersion == "" {
+		out = append(out, "apiVersion is required")
+	}
+	if r.Kind == "" {
+		out = append(out, "kind is required")
+	}
+	if r.Name != "" && r.Selector != "" {
+		out = append(out, "give a name or a selector, not both")
+	}
+	if needName && r.Name == "" {
+		out = append(out, "name is required")
+	}
+	if r.Selector != "" {
+		if _, err := labels.Parse(r.Selector); err != nil {
+			out = append(out, fmt.Sprintf("selector %q: %v", r.Selector, err))
+		}
+	}
+	return out
+}
+
+func (d *Delete) check() []string {
+	out := prefixed("delete", d.ObjectRef.check(false))
+	switch d.Pick {
+	case "", "all":
+	case "first", "random":
+		if d.Selector == "" && d.Name != "" {
+			out = append(out, "delete: pick applies to a selector, not to a name")
+		}
+	default:
+		out = append(out, fmt.Sprintf("delete.pick %q: want all, first or random", d.Pick))
+	}
+	switch d.Propagation {
+	case "", "Background", "Foreground", "Orphan":
+	default:
+		out = append(out, fmt.Sprintf("delete.propagation %q: want Background, Foreground or Orphan", d.Propagation))
+	}
+	return out
+}
+
+func (p *Patch) check() []string {
+	out := prefixed("patch", p.ObjectRef.check(true))
+	switch p.Type {
+	case "", "merge", "strategic":
+		if p.Patch == nil || p.Ops != nil {
+			out = append(out, "patch: a merge or strategic patch needs patch (and no ops)")
+		}
+	case "json":
+		if p.Ops == nil || p.Patch != nil {
+			out = append(out, "patch: a json patch needs ops (and no patch)")
+		}
+	default:
+		out = append(out, fmt.Sprintf("patch.type %q: want merge, strategic or json", p.Type))
+	}
+	return out
+}
+
+func (e *Expect) check() []string {
+	var out []string
+	switch {
+	case e.Object != nil && (e.Resource != nil || e.CEL != "" || e.Absent):
+		out = append(out, "expect: give object, or resource with cel or absent, not both")
+	case e.Object != nil:
+		if _, err := refOf(e.Object); err != nil {
+			out = append(out, "expect.object: "+err.Error())
+		}
+	case e.Resource == nil:
+		out = append(out, "expect: give object, or resource with cel or absent")
+	default:
+		out = append(out, prefixed("expect.resource", e.Resource.check(false))...)
+		switch {
+		case e.CEL == "" && !e.Absent:
+			out = append(out, "expect: resource needs cel or absent")
+		case e.CEL != "" && e.Absent:
+			out = append(out, "expect: give cel or absent, not both")
+		case e.CEL != "":
+			if _, err := compileCEL(e.CEL); err != nil {
+				out = append(out, "expect.cel: "+err.Error())
+			}
+		}
+	}
+	return out
+}
+
+func (e *ExpectError) check(readFile func(string) ([]byte, error)) []string {
+	var out []string
+	writes := 0
+	if e.Apply != nil {
+		writes++
+		out = append(out, prefixed("expectError", e.Apply.check(readFile))...)
+	}
+	if e.Patch != nil {
+		writes++
+		out = append(out, prefixed("expectError", e.Patch.check())...)
+	}
+	if e.Scale != nil {
+		writes++
+		out = append(out, prefixed("expectError.scale", e.Scale.ObjectRef.check(true))...)
+	}
+	if e.Delete != nil {
+		writes++
+		out = append(out, prefixed("expectError", e.Delete.check())...)
+	}
+	if writes != 1 {
+		out = append(out, "expectError: give exactly one write: apply, patch, scale or delete")
+	}
+	if e.Code != 0 && (e.Code < 400 || e.Code > 599) {
+		out = append(out, fmt.Sprintf("expectError.code %d: want an HTTP error status, 400-599", e.Code))
+	}
+	return out
+}
+
+// jsonCopy turns YAML-decoded values into JSON-compatible ones (int64,
+// float64, map[string]any), as unstructured objects hold them.
+func jsonCopy(v any) (any, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var out any
+	err = json.Unmarshal(data, &out)
+	return out, err
+}

@@ -1,0 +1,158 @@
+// Package scenarios runs scripted, narrated scenarios against a lab or any
+// cluster: apply, delete, patch and scale objects, expect what the control
+// loops make of it, expect refusals, stop and start controllers and nodes,
+// while a timeline shows who does what.
+//
+// A scenario is YAML defined by the types of this file (see
+// docs/scenario-format.md, generated from them, and
+// docs/scenario.schema.json for editors). The built-in scenarios are
+// embedded in the binary (builtin/*.yaml).
+package scenarios
+
+import (
+	"fmt"
+	"time"
+)
+
+// APIVersion and Kind of a scenario file.
+const (
+	APIVersion = "crdlab.dev/v1alpha1"
+	Kind       = "Scenario"
+)
+
+// Scenario is a scripted, narrated run of reconcile loops.
+type Scenario struct {
+	APIVersion string   `json:"apiVersion" yaml:"apiVersion" doc:"Always crdlab.dev/v1alpha1." enum:"crdlab.dev/v1alpha1"`
+	Kind       string   `json:"kind" yaml:"kind" doc:"Always Scenario." enum:"Scenario"`
+	Metadata   Metadata `json:"metadata" yaml:"metadata" doc:"The scenario's name."`
+	Spec       Spec     `json:"spec" yaml:"spec" doc:"What the scenario shows and its steps."`
+
+	// Where the scenario came from: a file path, or builtin/NAME.yaml.
+	source string
+	// Lines of the steps in the source, for messages.
+	stepLines []int
+	// Reads files named by apply steps, relative to the scenario.
+	readFile func(name string) ([]byte, error)
+}
+
+// Metadata names a scenario.
+type Metadata struct {
+	Name string `json:"name" yaml:"name" doc:"The scenario's name: lowercase letters, digits and '-'. Its namespace is crdlab-NAME-xxxxx."`
+}
+
+// Spec is what a scenario shows, and its steps.
+type Spec struct {
+	Title       string   `json:"title" yaml:"title" doc:"One line: what the user will see."`
+	Concept     string   `json:"concept,omitempty" yaml:"concept,omitempty" doc:"The concept of the seed text the scenario shows (for example: 控制器 / reconcile loop)."`
+	Explanation string   `json:"explanation,omitempty" yaml:"explanation,omitempty" doc:"Printed at the end: what happened and why."`
+	Requires    []string `json:"requires,omitempty" yaml:"requires,omitempty" doc:"What the cluster must run: controller-manager, scheduler, nodes, operators. Checked against a lab; against another cluster, lab actions are skipped with a note." enum:"controller-manager,scheduler,nodes,operators"`
+	Timeout     Duration `json:"timeout,omitempty" yaml:"timeout,omitempty" doc:"Default timeout of expect steps (a Go duration: 30s, 1m30s). Default 30s."`
+	Steps       []Step   `json:"steps" yaml:"steps" doc:"The steps, run in order; the first failure ends the scenario."`
+}
+
+// Step is one step: exactly one of its actions is set.
+type Step struct {
+	Name    string    `json:"name,omitempty" yaml:"name,omitempty" doc:"A short name for the step, shown in reports."`
+	Timeout *Duration `json:"timeout,omitempty" yaml:"timeout,omitempty" doc:"How long expect (or expectError, for the write to be refused) may take. Default: spec.timeout."`
+
+	Narrate     string       `json:"narrate,omitempty" yaml:"narrate,omitempty" doc:"Text shown to the user: the scenario's explanation of what comes next." action:"true"`
+	Apply       *Apply       `json:"apply,omitempty" yaml:"apply,omitempty" doc:"Create or update objects (server-side apply)." action:"true"`
+	Delete      *Delete      `json:"delete,omitempty" yaml:"delete,omitempty" doc:"Delete objects, by name or label selector." action:"true"`
+	Patch       *Patch       `json:"patch,omitempty" yaml:"patch,omitempty" doc:"Patch an object." action:"true"`
+	Scale       *Scale       `json:"scale,omitempty" yaml:"scale,omitempty" doc:"Set the replicas of an object through its scale subresource (kubectl scale)." action:"true"`
+	Expect      *Expect      `json:"expect,omitempty" yaml:"expect,omitempty" doc:"Wait until objects match, or a CEL expression over them holds." action:"true"`
+	ExpectError *ExpectError `json:"expectError,omitempty" yaml:"expectError,omitempty" doc:"A write that must be refused." action:"true"`
+	Lab         *LabAction   `json:"lab,omitempty" yaml:"lab,omitempty" doc:"Act on the lab itself: stop or start a controller or a simulated node." action:"true"`
+	Wait        *Duration    `json:"wait,omitempty" yaml:"wait,omitempty" doc:"Pause for a duration (a Go duration: 2s)." action:"true"`
+}
+
+// Apply creates or updates objects.
+type Apply struct {
+	File   string         `json:"file,omitempty" yaml:"file,omitempty" doc:"A YAML file of one or more objects, relative to the scenario file (built-in scenarios: to builtin/)."`
+	Object map[string]any `json:"object,omitempty" yaml:"object,omitempty" doc:"One object, inline."`
+}
+
+// ObjectRef selects objects: one by name, or every one matching a label
+// selector (or every one, with neither).
+type ObjectRef struct {
+	APIVersion string `json:"apiVersion" yaml:"apiVersion" doc:"API version of the objects: v1, apps/v1, samples.crdlab.dev/v1alpha1."`
+	Kind       string `json:"kind" yaml:"kind" doc:"Kind of the objects: Pod, Deployment, WebApp."`
+	Name       string `json:"name,omitempty" yaml:"name,omitempty" doc:"The object's name."`
+	Namespace  string `json:"namespace,omitempty" yaml:"namespace,omitempty" doc:"Its namespace. Default: the scenario's namespace (for namespaced kinds)."`
+	Selector   string `json:"selector,omitempty" yaml:"selector,omitempty" doc:"A label selector (app=web), instead of a name."`
+}
+
+// Delete deletes objects.
+type Delete struct {
+	ObjectRef   `json:",inline" yaml:",inline"`
+	Pick        string `json:"pick,omitempty" yaml:"pick,omitempty" doc:"With a selector: all (default), first, or random: delete one picked at random." enum:"all,first,random"`
+	Propagation string `json:"propagation,omitempty" yaml:"propagation,omitempty" doc:"Background (default), Foreground or Orphan: what happens to what the objects own." enum:"Background,Foreground,Orphan"`
+	Wait        bool   `json:"wait,omitempty" yaml:"wait,omitempty" doc:"Wait until the objects are gone (finalizers done), within the step's timeout."`
+}
+
+// Patch patches one object.
+type Patch struct {
+	ObjectRef `json:",inline" yaml:",inline"`
+	Type      string         `json:"type,omitempty" yaml:"type,omitempty" doc:"merge (default, RFC 7386), strategic (built-in kinds only) or json (RFC 6902, give the operations as a list in ops)." enum:"merge,strategic,json"`
+	Patch     map[string]any `json:"patch,omitempty" yaml:"patch,omitempty" doc:"The patch, for merge and strategic."`
+	Ops       []any          `json:"ops,omitempty" yaml:"ops,omitempty" doc:"The operations, for json."`
+}
+
+// Scale sets an object's replicas through the scale subresource.
+type Scale struct {
+	ObjectRef `json:",inline" yaml:",inline"`
+	Replicas  int32 `json:"replicas" yaml:"replicas" doc:"The replicas to set."`
+}
+
+// Expect waits until objects are as expected.
+type Expect struct {
+	Object   map[string]any `json:"object,omitempty" yaml:"object,omitempty" doc:"A partial object (apiVersion, kind, metadata.name and the fields to check). Matches when every field given is equal in the live object; lists match when each element given matches a different element of the live list, in any order. Without metadata.name, some object of the kind (with metadata.labels: of those labels) must match."`
+	Resource *ObjectRef     `json:"resource,omitempty" yaml:"resource,omitempty" doc:"The objects the CEL expression sees: with a name, as object; otherwise every match, as the list objects."`
+	CEL      string         `json:"cel,omitempty" yaml:"cel,omitempty" doc:"A CEL expression over object (a map) or objects (a list of maps) that must become true, e.g. objects.size() == 3 && objects.all(p, p.status.phase == 'Running')."`
+	Absent   bool           `json:"absent,omitempty" yaml:"absent,omitempty" doc:"With resource: wait until no object matches (deleted)."`
+}
+
+// ExpectError is a write that must be refused.
+type ExpectError struct {
+	Apply   *Apply  `json:"apply,omitempty" yaml:"apply,omitempty" doc:"The write: an apply."`
+	Patch   *Patch  `json:"patch,omitempty" yaml:"patch,omitempty" doc:"The write: a patch."`
+	Scale   *Scale  `json:"scale,omitempty" yaml:"scale,omitempty" doc:"The write: a scale."`
+	Delete  *Delete `json:"delete,omitempty" yaml:"delete,omitempty" doc:"The write: a delete."`
+	Code    int     `json:"code,omitempty" yaml:"code,omitempty" doc:"The HTTP status code the apiserver must answer (422 Invalid, 403 Forbidden, 404 NotFound, 409 Conflict). Omitted: any refusal."`
+	Message string  `json:"message,omitempty" yaml:"message,omitempty" doc:"Text the error message must contain."`
+}
+
+// LabAction acts on the lab: exactly one field is set.
+type LabAction struct {
+	StopController  string `json:"stopController,omitempty" yaml:"stopController,omitempty" doc:"Stop a controller: controller-manager, scheduler, or an operator running in crdlab (webapp-operator, redis-operator, redis-backup-operator)."`
+	StartController string `json:"startController,omitempty" yaml:"startController,omitempty" doc:"Start a stopped controller again."`
+	StopNode        string `json:"stopNode,omitempty" yaml:"stopNode,omitempty" doc:"Stop a simulated node, as if its machine died (lab-node-1, lab-node-2, lab-node-3)."`
+	StartNode       string `json:"startNode,omitempty" yaml:"startNode,omitempty" doc:"Start a stopped simulated node."`
+}
+
+// Duration is a Go duration written as a string: 500ms, 30s, 1m30s.
+type Duration struct{ time.Duration }
+
+// MarshalJSON writes the duration as a string.
+func (d Duration) MarshalJSON() ([]byte, error) { return []byte(fmt.Sprintf("%q", d.String())), nil }
+
+// action returns the name of the step's action and how many are set.
+func (s *Step) action() (name string, n int) {
+	set := []struct {
+		name string
+		on   bool
+	}{
+		{"narrate", s.Narrate != ""}, {"apply", s.Apply != nil}, {"delete", s.Delete != nil},
+		{"patch", s.Patch != nil}, {"scale", s.Scale != nil}, {"expect", s.Expect != nil},
+		{"expectError", s.ExpectError != nil}, {"lab", s.Lab != nil}, {"wait", s.Wait != nil},
+	}
+	for _, a := range set {
+		if a.on {
+			if n == 0 {
+				name = a.name
+			}
+			n++
+		}
+	}
+	return name, n
+}
