@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -82,14 +81,36 @@ func Parse(source string, data []byte, readFile func(string) ([]byte, error)) (*
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(s); err != nil {
-		lerr.Problems = append(lerr.Problems, yamlProblems(err)...)
+		for _, p := range yamlProblems(err) {
+			if g := badValue.FindStringSubmatch(p.Msg); g != nil {
+				if path := pathOf(&root, p.Line, g[1]); path != "" {
+					p.Msg = path + ": " + p.Msg
+				}
+			}
+			lerr.Problems = append(lerr.Problems, p)
+		}
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
 		lerr.Problems = append(lerr.Problems, Problem{Line: extra.Line, Msg: "a second YAML document: a scenario file holds one Scenario"})
 	}
 	s.stepLines = stepLines(&root)
-	lerr.Problems = append(lerr.Problems, s.check(&root)...)
+	unknownStep := map[int]bool{}
+	for i, p := range lerr.Problems {
+		if strings.HasPrefix(p.Msg, "unknown step") {
+			unknownStep[p.Line] = true
+			for j, l := range s.stepLines {
+				if l <= p.Line && (j+1 == len(s.stepLines) || p.Line < s.stepLines[j+1]) {
+					lerr.Problems[i].Msg = fmt.Sprintf("spec.steps[%d]: %s", j, p.Msg)
+				}
+			}
+		}
+	}
+	for _, p := range s.check(&root) {
+		if !(unknownStep[p.Line] && strings.Contains(p.Msg, "no action")) { // said already
+			lerr.Problems = append(lerr.Problems, p)
+		}
+	}
 	if len(lerr.Problems) > 0 {
 		sort.SliceStable(lerr.Problems, func(i, j int) bool { return lerr.Problems[i].Line < lerr.Problems[j].Line })
 		return nil, lerr
@@ -112,6 +133,7 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 }
 
 var (
+	badValue     = regexp.MustCompile(`^(?:wrong type: |bad duration )"(.*?)"`)
 	yamlLine     = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
 	unknownField = regexp.MustCompile(`^field (\S+) not found in type scenarios\.(\w+)$`)
 	cannotDecode = regexp.MustCompile("^cannot unmarshal !!(\\w+) `(.*)` into (.*)$")
@@ -180,7 +202,7 @@ func goType(t string) string {
 	return t
 }
 
-var types = map[string]reflect.Type{
+var formatTypes = map[string]reflect.Type{
 	"Scenario": reflect.TypeFor[Scenario](), "Metadata": reflect.TypeFor[Metadata](), "Spec": reflect.TypeFor[Spec](),
 	"Step": reflect.TypeFor[Step](), "Apply": reflect.TypeFor[Apply](), "ObjectRef": reflect.TypeFor[ObjectRef](),
 	"Delete": reflect.TypeFor[Delete](), "Patch": reflect.TypeFor[Patch](), "Scale": reflect.TypeFor[Scale](),
@@ -201,7 +223,7 @@ func typeWord(name string) string {
 
 // fieldNames lists the YAML fields of a type of the format.
 func fieldNames(typeName string) []string {
-	t, ok := types[typeName]
+	t, ok := formatTypes[typeName]
 	if !ok {
 		return nil
 	}
@@ -235,6 +257,48 @@ func actionNames() []string {
 		}
 	}
 	return out
+}
+
+// pathOf returns the path (spec.steps[3].scale.replicas) of the scalar
+// value at line, or "".
+func pathOf(root *yaml.Node, line int, value string) string {
+	var walk func(n *yaml.Node, path string) string
+	walk = func(n *yaml.Node, path string) string {
+		switch n.Kind {
+		case yaml.DocumentNode:
+			for _, c := range n.Content {
+				if p := walk(c, path); p != "" {
+					return p
+				}
+			}
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				p := n.Content[i].Value
+				if path != "" {
+					p = path + "." + p
+				}
+				v := n.Content[i+1]
+				if v.Line == line && v.Kind == yaml.ScalarNode && v.Value == value {
+					return p
+				}
+				if found := walk(v, p); found != "" {
+					return found
+				}
+			}
+		case yaml.SequenceNode:
+			for i, c := range n.Content {
+				p := fmt.Sprintf("%s[%d]", path, i)
+				if c.Line == line && c.Kind == yaml.ScalarNode && c.Value == value {
+					return p
+				}
+				if found := walk(c, p); found != "" {
+					return found
+				}
+			}
+		}
+		return ""
+	}
+	return walk(root, "")
 }
 
 // node returns the mapping value at path under n, or nil.
@@ -519,14 +583,3 @@ func (e *ExpectError) check(readFile func(string) ([]byte, error)) []string {
 	return out
 }
 
-// jsonCopy turns YAML-decoded values into JSON-compatible ones (int64,
-// float64, map[string]any), as unstructured objects hold them.
-func jsonCopy(v any) (any, error) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	var out any
-	err = json.Unmarshal(data, &out)
-	return out, err
-}

@@ -72,6 +72,7 @@ Start with 'crdlab up', then use kubectl against the printed kubeconfig.`,
 		newStatusCommand(g),
 		newKubectlCommand(g),
 		newNodeCommand(g),
+		newScenarioCommand(g),
 		newCRDCommand(),
 		newVersionCommand(),
 	)

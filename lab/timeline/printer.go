@@ -16,6 +16,9 @@ import (
 //
 // with colour when writing to a terminal.
 type Printer struct {
+	// Namespace is left unsaid on lines about objects in it ("default").
+	Namespace string
+
 	mu    sync.Mutex
 	out   io.Writer
 	start time.Time
@@ -24,7 +27,7 @@ type Printer struct {
 
 // NewPrinter returns a printer to out; times are relative to now.
 func NewPrinter(out io.Writer) *Printer {
-	p := &Printer{out: out, start: time.Now()}
+	p := &Printer{Namespace: "default", out: out, start: time.Now()}
 	if f, ok := out.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		p.color = true
 	}
@@ -50,7 +53,7 @@ func (p *Printer) Record(e Event) {
 		verb = verbColor[e.Verb] + verb + "\x1b[0m"
 	}
 	obj := e.Object()
-	if e.Namespace != "" && e.Namespace != "default" {
+	if e.Namespace != "" && e.Namespace != p.Namespace {
 		obj += " -n " + e.Namespace
 	}
 	line := fmt.Sprintf("%+8.3fs  %-20s %s  %s", e.Time.Sub(p.start).Seconds(), e.Actor, verb, obj)

@@ -1,0 +1,288 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/crdlab/crdlab/controllers"
+	"github.com/crdlab/crdlab/fixtures"
+	"github.com/crdlab/crdlab/lab"
+	"github.com/crdlab/crdlab/scenarios"
+)
+
+func newScenarioCommand(g *globalFlags) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "scenario",
+		Short: "List, explain, run and check scripted scenarios of the control loops",
+		Long: `A scenario is a scripted, narrated run of Kubernetes' control loops: it
+applies objects, deletes, patches and scales them, stops and starts
+controllers and nodes, and expects what the loops make of it, while a
+timeline shows every change with who made it (you, the replicaset
+controller, the scheduler, the simulated kubelet, the garbage collector,
+an operator...). Each runs in a namespace of its own and cleans up after
+itself, also when it fails or is interrupted.
+
+crdlab has built-in scenarios ('crdlab scenario list'); yours are YAML files
+in the same format (docs/scenario-format.md, docs/scenario.schema.json).`,
+		Example: `  crdlab scenario list
+  crdlab scenario explain delete-pod
+  crdlab scenario run delete-pod
+  crdlab scenario run --all --junit report.xml
+  crdlab scenario lint my-scenario.yaml`,
+	}
+	cmd.AddCommand(newScenarioListCommand(), newScenarioExplainCommand(), newScenarioRunCommand(g), newScenarioLintCommand())
+	return cmd
+}
+
+func newScenarioListCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List the built-in scenarios",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			all, err := scenarios.Builtin()
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 3, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tTITLE\tNEEDS")
+			for _, s := range all {
+				needs := strings.Join(s.Spec.Requires, ",")
+				if needs == "" {
+					needs = "any cluster"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Metadata.Name, s.Spec.Title, needs)
+			}
+			return tw.Flush()
+		},
+	}
+}
+
+func newScenarioExplainCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "explain NAME|FILE",
+		Short: "Show what a scenario shows, its steps, and its explanation",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := scenarios.Load(args[0])
+			if err != nil {
+				return err
+			}
+			scenarios.Explain(cmd.OutOrStdout(), s)
+			return nil
+		},
+	}
+}
+
+func newScenarioLintCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "lint FILE...",
+		Short: "Check scenario files without running them (no cluster needed)",
+		Long: `Check scenario files: strict YAML decoding (unknown fields and steps, wrong
+types, bad durations), required fields, one action per step, label
+selectors, CEL expressions, and the files apply steps name. Every problem
+is reported with its file and line. The exit status is 1 when any file has
+a problem.`,
+		Example: `  crdlab scenario lint my-scenario.yaml other.yaml`,
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			bad := 0
+			for _, f := range args {
+				if _, err := scenarios.Load(f); err != nil {
+					bad++
+					fmt.Fprintln(cmd.ErrOrStderr(), err)
+					continue
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "%s: ok\n", f)
+			}
+			if bad > 0 {
+				return exitCode(1)
+			}
+			return nil
+		},
+	}
+}
+
+type runFlags struct {
+	all        bool
+	output     string
+	junit      string
+	kubeconfig string
+}
+
+func newScenarioRunCommand(g *globalFlags) *cobra.Command {
+	f := &runFlags{}
+	cmd := &cobra.Command{
+		Use:   "run NAME|FILE...",
+		Short: "Run scenarios, built-in or from files, showing the timeline",
+		Long: `Run scenarios, one after the other, each in a namespace of its own. The exit
+status is 1 when an expectation of any scenario fails.
+
+Where they run:
+  - with 'crdlab up' running (on --state-dir): against that lab;
+  - with no lab running: crdlab boots one for the run and stops it after;
+  - with --kubeconfig: against that cluster (a real one, when one machine is
+    not enough). Lab actions (stopping controllers and nodes) need a crdlab
+    lab: a scenario that has one is skipped from that step on, with a note.
+
+Output: narration, each step and its result, and the timeline of every
+change in the scenario's namespaces with who made it; colour on a
+terminal. --output json writes one JSON object per line instead;
+--junit FILE also writes a JUnit XML report.`,
+		Example: `  crdlab scenario run delete-pod
+  crdlab scenario run --all
+  crdlab scenario run ./my-scenario.yaml --output json
+  crdlab scenario run invalid-cr --kubeconfig ~/.kube/config`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runScenarios(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), g, f, args)
+		},
+	}
+	cmd.Flags().BoolVar(&f.all, "all", false, "run every built-in scenario")
+	cmd.Flags().StringVarP(&f.output, "output", "o", "text", "text, or json: one JSON object per line")
+	cmd.Flags().StringVar(&f.junit, "junit", "", "also write a JUnit XML report to this file")
+	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "run against the cluster of this kubeconfig instead of a crdlab lab")
+	return cmd
+}
+
+func runScenarios(ctx context.Context, out, errOut io.Writer, g *globalFlags, f *runFlags, args []string) error {
+	if f.output != "text" && f.output != "json" {
+		return fmt.Errorf("--output %q: want text or json", f.output)
+	}
+	var list []*scenarios.Scenario
+	switch {
+	case f.all && len(args) > 0:
+		return errors.New("give scenario names or --all, not both")
+	case f.all:
+		all, err := scenarios.Builtin()
+		if err != nil {
+			return err
+		}
+		list = all
+	case len(args) == 0:
+		return fmt.Errorf("which scenario? give a name (%s), a file, or --all", strings.Join(scenarios.Names(), ", "))
+	}
+	for _, a := range args {
+		s, err := scenarios.Load(a)
+		if err != nil {
+			return err
+		}
+		list = append(list, s)
+	}
+	var junit *os.File
+	if f.junit != "" {
+		var err error
+		if junit, err = os.Create(f.junit); err != nil {
+			return fmt.Errorf("--junit: %w", err)
+		}
+		defer junit.Close()
+	}
+
+	listener := scenarios.TextListener(out)
+	if f.output == "json" {
+		listener = scenarios.JSONListener(out)
+	}
+	say := func(format string, args ...any) {
+		if f.output == "text" {
+			fmt.Fprintf(out, format+"\n", args...)
+		}
+	}
+
+	target, stop, err := scenarioTarget(ctx, g, f, say)
+	if err != nil {
+		return err
+	}
+	defer stop()
+
+	started := time.Now()
+	var results []*scenarios.Result
+	failed := 0
+	for _, s := range list {
+		if ctx.Err() != nil {
+			break
+		}
+		res, err := scenarios.Run(ctx, s, target, scenarios.Options{Listener: listener, Timeline: true})
+		if err != nil {
+			return err
+		}
+		results = append(results, res)
+		if res.Status == scenarios.Failed {
+			failed++
+		}
+	}
+	if len(list) > 1 && f.output == "text" {
+		fmt.Fprintln(out, "Summary")
+		for _, r := range results {
+			fmt.Fprintf(out, "  %-7s %-18s %5.1fs  %s\n", strings.ToUpper(r.Status), r.Scenario, r.Duration.Seconds(), r.Message)
+		}
+	}
+	if junit != nil {
+		if err := scenarios.WriteJUnit(junit, results, started); err != nil {
+			return fmt.Errorf("--junit: %w", err)
+		}
+	}
+	if ctx.Err() != nil {
+		fmt.Fprintln(errOut, "interrupted: the scenario cleaned up after itself")
+		return exitCode(130)
+	}
+	if failed > 0 {
+		return exitCode(1)
+	}
+	return nil
+}
+
+// scenarioTarget finds where scenarios run: --kubeconfig, the running lab,
+// or a lab booted for the run (stop stops it).
+func scenarioTarget(ctx context.Context, g *globalFlags, f *runFlags, say func(string, ...any)) (scenarios.Target, func(), error) {
+	nothing := func() {}
+	if f.kubeconfig != "" {
+		cfg, err := clientcmd.BuildConfigFromFlags("", f.kubeconfig)
+		if err != nil {
+			return scenarios.Target{}, nothing, fmt.Errorf("--kubeconfig %s: %w", f.kubeconfig, err)
+		}
+		say("running against %s (--kubeconfig %s); lab actions are skipped", cfg.Host, f.kubeconfig)
+		return scenarios.Target{Config: cfg}, nothing, nil
+	}
+	sd := g.state()
+	if c, err := lab.Dial(sd); err == nil {
+		cfg, err := clientcmd.BuildConfigFromFlags("", sd.Kubeconfig())
+		if err != nil {
+			return scenarios.Target{}, nothing, fmt.Errorf("the running lab's kubeconfig: %w", err)
+		}
+		say("running against the lab of 'crdlab up' (%s)", sd)
+		return scenarios.Target{Config: cfg, Lab: c}, nothing, nil
+	}
+
+	say("no lab running on %s: booting one for this run ('crdlab up -d' keeps one running)", sd)
+	crds, err := fixtures.CRDs()
+	if err != nil {
+		return scenarios.Target{}, nothing, err
+	}
+	l, err := lab.Start(ctx, lab.Options{CRDs: crds, Scheme: controllers.Scheme(), Logger: g.logger()})
+	if err != nil {
+		return scenarios.Target{}, nothing, err
+	}
+	opCtx, cancel := context.WithCancel(context.Background())
+	ops, err := controllers.Start(opCtx, l.RESTConfig(), controllers.Options{Logger: g.logger()})
+	if err != nil {
+		cancel()
+		_ = l.Stop()
+		return scenarios.Target{}, nothing, err
+	}
+	l.AttachOperators(ops)
+	say("lab ready at %s", l.Endpoint())
+	return scenarios.Target{Config: rest.CopyConfig(l.RESTConfig()), Lab: scenarios.InProcess(l)}, func() {
+		cancel()
+		_ = ops.Wait()
+		_ = l.Stop()
+	}, nil
+}

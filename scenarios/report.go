@@ -1,0 +1,258 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/crdlab/crdlab/lab/timeline"
+)
+
+// TextListener prints a scenario's report for people: the narration, each
+// step and how it went, the timeline of every change with its actor, and
+// the explanation at the end. Colour on a terminal, plain otherwise.
+func TextListener(out io.Writer) Listener {
+	p := &textPrinter{out: out}
+	if f, ok := out.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		p.color = true
+	}
+	return p.print
+}
+
+type textPrinter struct {
+	mu    sync.Mutex
+	out   io.Writer
+	color bool
+	tl    *timeline.Printer
+}
+
+const (
+	bold  = "\x1b[1m"
+	dim   = "\x1b[2m"
+	green = "\x1b[32m"
+	red   = "\x1b[31m"
+	cyan  = "\x1b[36m"
+	reset = "\x1b[0m"
+)
+
+func (p *textPrinter) paint(code, s string) string {
+	if !p.color {
+		return s
+	}
+	return code + s + reset
+}
+
+func (p *textPrinter) print(e Entry) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	w := p.out
+	switch e.Type {
+	case "scenario":
+		p.tl = timeline.NewPrinter(w) // times relative to the scenario's start
+		p.tl.Namespace = e.Namespace
+		fmt.Fprintf(w, "%s %s\n", p.paint(bold, "▶ "+e.Scenario), p.paint(bold, "— "+e.Title))
+		if e.Text != "" {
+			fmt.Fprintf(w, "  concept:   %s\n", e.Text)
+		}
+		fmt.Fprintf(w, "  namespace: %s\n", e.Namespace)
+	case "narrate":
+		fmt.Fprintln(w)
+		for _, line := range wrap(e.Text, 76) {
+			fmt.Fprintln(w, "  "+p.paint(cyan, line))
+		}
+		fmt.Fprintln(w)
+	case "step":
+		label := fmt.Sprintf("[%d/%d]", e.Step, e.Steps)
+		switch e.Status {
+		case Running:
+			fmt.Fprintf(w, "%s %s\n", p.paint(bold, label), e.Description)
+		case Passed:
+			msg := fmt.Sprintf("  %s %s (%.2fs)", p.paint(green, "✓"), e.Description, e.Seconds)
+			if e.Text != "" {
+				msg += p.paint(dim, ": "+firstLine(e.Text))
+			}
+			fmt.Fprintln(w, msg)
+		case Failed:
+			fmt.Fprintf(w, "  %s %s (%.2fs)\n", p.paint(red, "✗"), e.Description, e.Seconds)
+			for _, line := range strings.Split(e.Text, "\n") {
+				fmt.Fprintln(w, "    "+line)
+			}
+		case Skipped:
+			fmt.Fprintf(w, "  - %s %s: %s\n", label, e.Description, p.paint(dim, e.Text))
+		}
+	case "event":
+		if p.tl != nil && e.Event != nil {
+			p.tl.Record(*e.Event)
+		}
+	case "note":
+		fmt.Fprintln(w, "  "+p.paint(dim, e.Text))
+	case "result":
+		fmt.Fprintln(w)
+		switch e.Status {
+		case Passed:
+			fmt.Fprintf(w, "%s %s (%.1fs)\n", p.paint(green+bold, "PASS"), e.Scenario, e.Seconds)
+		case Skipped:
+			fmt.Fprintf(w, "%s %s: %s\n", p.paint(bold, "SKIP"), e.Scenario, e.Text)
+		default:
+			fmt.Fprintf(w, "%s %s: %s (%.1fs)\n", p.paint(red+bold, "FAIL"), e.Scenario, e.Text, e.Seconds)
+		}
+		if e.Description != "" && e.Status == Passed {
+			fmt.Fprintln(w)
+			fmt.Fprintln(w, p.paint(bold, "What happened"))
+			for _, line := range wrap(e.Description, 76) {
+				fmt.Fprintln(w, "  "+line)
+			}
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// wrap folds text into lines of at most width runes, keeping paragraphs
+// (blank lines) and lines that start with spaces or "-" (lists, commands).
+func wrap(text string, width int) []string {
+	var out []string
+	var cur []string
+	curLen := 0
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, strings.Join(cur, " "))
+			cur, curLen = nil, 0
+		}
+	}
+	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
+		switch {
+		case strings.TrimSpace(line) == "":
+			flush()
+			out = append(out, "")
+			continue
+		case strings.HasPrefix(line, " "), strings.HasPrefix(line, "-"), strings.HasPrefix(line, "$"):
+			flush()
+			out = append(out, line)
+			continue
+		}
+		for _, word := range strings.Fields(line) {
+			n := len([]rune(word))
+			if curLen > 0 && curLen+1+n > width {
+				flush()
+			}
+			if curLen > 0 {
+				curLen++
+			}
+			cur = append(cur, word)
+			curLen += n
+		}
+	}
+	flush()
+	return out
+}
+
+// JSONListener writes each entry as one JSON object per line.
+func JSONListener(out io.Writer) Listener {
+	enc := json.NewEncoder(out)
+	var mu sync.Mutex
+	return func(e Entry) {
+		mu.Lock()
+		defer mu.Unlock()
+		_ = enc.Encode(e)
+	}
+}
+
+// JUnit XML, as CI systems read it: one testsuite per scenario, one
+// testcase per step.
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Skipped  int          `xml:"skipped,attr"`
+	Time     string       `xml:"time,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name      string      `xml:"name,attr"`
+	Tests     int         `xml:"tests,attr"`
+	Failures  int         `xml:"failures,attr"`
+	Skipped   int         `xml:"skipped,attr"`
+	Time      string      `xml:"time,attr"`
+	Timestamp string      `xml:"timestamp,attr"`
+	Cases     []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitMessage `xml:"failure,omitempty"`
+	Skipped   *junitMessage `xml:"skipped,omitempty"`
+}
+
+type junitMessage struct {
+	Message string `xml:"message,attr"`
+	Text    string `xml:",chardata"`
+}
+
+func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
+
+// WriteJUnit writes the results as JUnit XML.
+func WriteJUnit(w io.Writer, results []*Result, started time.Time) error {
+	all := junitSuites{Name: "crdlab scenarios", Time: seconds(time.Since(started))}
+	for _, r := range results {
+		s := junitSuite{Name: r.Scenario, Time: seconds(r.Duration), Timestamp: started.UTC().Format(time.RFC3339)}
+		if len(r.Steps) == 0 { // skipped or failed before its first step
+			c := junitCase{Name: r.Title, Classname: r.Scenario}
+			switch r.Status {
+			case Skipped:
+				c.Skipped = &junitMessage{Message: r.Message}
+			case Failed:
+				c.Failure = &junitMessage{Message: r.Message, Text: r.Message}
+			}
+			s.Cases = append(s.Cases, c)
+		}
+		for _, st := range r.Steps {
+			c := junitCase{Name: fmt.Sprintf("%02d %s", st.Index, st.Description), Classname: r.Scenario, Time: seconds(st.Duration)}
+			switch st.Status {
+			case Failed:
+				c.Failure = &junitMessage{Message: firstLine(st.Message), Text: st.Message}
+			case Skipped:
+				c.Skipped = &junitMessage{Message: st.Message}
+			}
+			s.Cases = append(s.Cases, c)
+		}
+		for _, c := range s.Cases {
+			s.Tests++
+			if c.Failure != nil {
+				s.Failures++
+			}
+			if c.Skipped != nil {
+				s.Skipped++
+			}
+		}
+		all.Tests += s.Tests
+		all.Failures += s.Failures
+		all.Skipped += s.Skipped
+		all.Suites = append(all.Suites, s)
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(all); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
