@@ -35,7 +35,9 @@ fmt: ## Format the code.
 	gofmt -l -w $$(git ls-files '*.go')
 
 .PHONY: generate
-generate: build ## Regenerate generated files: the components' --help that lab answers early for envtest.
+generate: build ## Regenerate generated files: components' --help for envtest, scenario format docs and schema, CLI golden files.
+	$(GO) test -vet=off -count=1 -run TestGeneratedDocs ./scenarios -args -update
+	$(GO) test -vet=off -count=1 -run 'TestHelpGolden|TestScenarioListAndExplainGolden' ./cmd/crdlab -args -update
 	mkdir -p bin/links
 	for c in etcd kube-apiserver; do \
 		ln -sf ../crdlab bin/links/$$c; \

@@ -158,7 +158,9 @@ func (o *Operators) Start(name string) error {
 	if o.running[name] != nil {
 		return nil
 	}
-	mgr, err := ctrl.NewManager(o.cfg, ctrl.Options{
+	cfg := rest.CopyConfig(o.cfg)
+	cfg.UserAgent = op.name // the audit log names the operator
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 Scheme(),
 		Logger:                 o.opts.Logger,
 		Metrics:                metricsserver.Options{BindAddress: "0"}, // nothing listens

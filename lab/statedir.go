@@ -134,3 +134,6 @@ func (d StateDir) readStatus() (*Status, error) {
 	}
 	return &st, nil
 }
+
+// AuditLog is the apiserver's audit log of the lab on d (deletions).
+func (d StateDir) AuditLog() string { return filepath.Join(d.LogDir(), "audit.log") }

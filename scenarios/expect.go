@@ -16,20 +16,22 @@ import (
 // expect polls until the expectation holds or timeout passes; on failure
 // the error shows what was expected, what was there, and the difference.
 func (r *runner) expect(ctx context.Context, e *Expect, timeout time.Duration) (string, error) {
-	var last func() error // describes the last failed check
 	check := func(ctx context.Context) (bool, error) {
-		ok, describe := r.checkOnce(ctx, e)
-		last = describe
+		ok, _ := r.checkOnce(ctx, e)
 		return ok, nil
 	}
 	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, timeout, true, check); err != nil {
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
-		if last == nil {
-			return "", fmt.Errorf("not true within %s", timeout)
+		// One last look, with time to finish it, says what is there.
+		lastCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		ok, describe := r.checkOnce(lastCtx, e)
+		if ok {
+			return "held only after its timeout of " + timeout.String(), nil
 		}
-		return "", fmt.Errorf("not true within %s: %w", timeout, last())
+		return "", fmt.Errorf("not true within %s: %w", timeout, describe())
 	}
 	return "", nil
 }

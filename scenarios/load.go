@@ -101,7 +101,15 @@ func Parse(source string, data []byte, readFile func(string) ([]byte, error)) (*
 			unknownStep[p.Line] = true
 			for j, l := range s.stepLines {
 				if l <= p.Line && (j+1 == len(s.stepLines) || p.Line < s.stepLines[j+1]) {
-					lerr.Problems[i].Msg = fmt.Sprintf("spec.steps[%d]: %s", j, p.Msg)
+					msg := p.Msg
+					if j < len(s.Spec.Steps) {
+						if action, n := s.Spec.Steps[j].action(); n > 0 {
+							// The step has its action: the key is a stray field.
+							key := unknownStepKey.FindStringSubmatch(p.Msg)[1]
+							msg = fmt.Sprintf("unknown field %q in a %s step (a step has name, timeout and one action)", key, action)
+						}
+					}
+					lerr.Problems[i].Msg = fmt.Sprintf("spec.steps[%d]: %s", j, msg)
 				}
 			}
 		}
@@ -133,6 +141,7 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 }
 
 var (
+	unknownStepKey = regexp.MustCompile(`^unknown step "(.*?)"`)
 	badValue     = regexp.MustCompile(`^(?:wrong type: |bad duration )"(.*?)"`)
 	yamlLine     = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
 	unknownField = regexp.MustCompile(`^field (\S+) not found in type scenarios\.(\w+)$`)

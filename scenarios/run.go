@@ -51,6 +51,12 @@ type Lab interface {
 // lab.Lab.AttachOperators) to Lab.
 func InProcess(l *lab.Lab) Lab { return inProcess{l} }
 
+// LabTarget is the target of a lab in this process: its apiserver, its lab
+// actions, its audit log.
+func LabTarget(l *lab.Lab) Target {
+	return Target{Config: l.RESTConfig(), Lab: InProcess(l), AuditLog: l.AuditLog()}
+}
+
 type inProcess struct{ l *lab.Lab }
 
 func (p inProcess) StopController(_ context.Context, name string) error { return p.l.StopController(name) }
@@ -79,6 +85,10 @@ type Target struct {
 	// Lab, if not nil, performs lab steps; without it (a cluster reached
 	// through a kubeconfig) they are skipped, and the steps after them.
 	Lab Lab
+	// AuditLog, if set, is the apiserver's audit log (lab.Lab.AuditLog): the
+	// timeline reads it to name who deleted what (the garbage collector,
+	// the namespace controller...).
+	AuditLog string
 }
 
 // Entry is one line of a scenario's report: what Listener receives.
@@ -176,6 +186,7 @@ type runner struct {
 func newRunner(s *Scenario, target Target, opts Options) (*runner, error) {
 	cfg := rest.CopyConfig(target.Config)
 	cfg.QPS, cfg.Burst = 50, 100
+	cfg.UserAgent = FieldManager // the audit log names the scenario as the client
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("unable to create a client for %s: %w", cfg.Host, err)
@@ -239,7 +250,8 @@ func (r *runner) run(ctx context.Context) *Result {
 		defer stop()
 		synced := make(chan struct{})
 		go func() {
-			_ = timeline.WatchSynced(wctx, r.target.Config, timeline.SinkFunc(r.record), func() { close(synced) })
+			_ = timeline.WatchWith(wctx, r.target.Config, timeline.SinkFunc(r.record),
+				timeline.Options{AuditLog: r.target.AuditLog, Synced: func() { close(synced) }})
 		}()
 		select {
 		case <-synced:

@@ -18,11 +18,36 @@ func TestHelpGolden(t *testing.T) {
 		{"version", "--help"},
 		{"node", "--help"},
 		{"crd", "migrate", "--help"},
+		{"scenario", "--help"},
+		{"scenario", "run", "--help"},
+		{"scenario", "lint", "--help"},
+		{"scenario", "explain", "--help"},
+		{"scenario", "list", "--help"},
 	} {
 		name := "help-root"
 		if len(args) > 1 {
 			name = "help-" + strings.Join(args[:len(args)-1], "-")
 		}
+		t.Run(name, func(t *testing.T) {
+			var out bytes.Buffer
+			cmd := newRootCommand()
+			cmd.SetArgs(args)
+			cmd.SetOut(&out)
+			cmd.SetErr(&out)
+			if err := cmd.Execute(); err != nil {
+				t.Fatal(err)
+			}
+			goldenCompare(t, name, out.String())
+		})
+	}
+}
+
+// The scenario list and an explanation are part of the CLI's output too.
+func TestScenarioListAndExplainGolden(t *testing.T) {
+	for name, args := range map[string][]string{
+		"scenario-list":               {"scenario", "list"},
+		"scenario-explain-delete-pod": {"scenario", "explain", "delete-pod"},
+	} {
 		t.Run(name, func(t *testing.T) {
 			var out bytes.Buffer
 			cmd := newRootCommand()

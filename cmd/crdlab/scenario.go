@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/crdlab/crdlab/controllers"
@@ -259,7 +258,7 @@ func scenarioTarget(ctx context.Context, g *globalFlags, f *runFlags, say func(s
 			return scenarios.Target{}, nothing, fmt.Errorf("the running lab's kubeconfig: %w", err)
 		}
 		say("running against the lab of 'crdlab up' (%s)", sd)
-		return scenarios.Target{Config: cfg, Lab: c}, nothing, nil
+		return scenarios.Target{Config: cfg, Lab: c, AuditLog: sd.AuditLog()}, nothing, nil
 	}
 
 	say("no lab running on %s: booting one for this run ('crdlab up -d' keeps one running)", sd)
@@ -280,7 +279,7 @@ func scenarioTarget(ctx context.Context, g *globalFlags, f *runFlags, say func(s
 	}
 	l.AttachOperators(ops)
 	say("lab ready at %s", l.Endpoint())
-	return scenarios.Target{Config: rest.CopyConfig(l.RESTConfig()), Lab: scenarios.InProcess(l)}, func() {
+	return scenarios.LabTarget(l), func() {
 		cancel()
 		_ = ops.Wait()
 		_ = l.Stop()

@@ -211,7 +211,7 @@ func runUp(ctx context.Context, out io.Writer, f *upFlags) error {
 		return nil
 	}
 	fmt.Fprintln(out, "\nWatching the cluster (Ctrl-C stops the lab):")
-	return timeline.Watch(ctx, l.RESTConfig(), printer)
+	return timeline.WatchWith(ctx, l.RESTConfig(), printer, timeline.Options{AuditLog: l.AuditLog()})
 }
 
 // flagError names the flag behind a start error a user can fix.

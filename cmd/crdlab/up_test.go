@@ -133,6 +133,17 @@ func TestUpDetachedServesKubectlAndDownStopsAll(t *testing.T) {
 	c.kubectl("", "delete", "rediscluster", "cache", "--timeout=60s")
 	c.kubectl("", "wait", "--for=delete", "statefulset/cache", "redisbackup/cache-nightly", "--timeout=60s")
 
+	// Every built-in scenario passes against 'crdlab up -d', and so does a
+	// user's own file.
+	if out, code := c.run("scenario", "run", "--all"); code != 0 || strings.Count(out, "\nPASS ") != 11 {
+		t.Errorf("scenario run --all: exit %d, want 11 PASS:\n%s", code, out)
+	} else if !strings.Contains(out, "running against the lab of 'crdlab up'") {
+		t.Errorf("scenario run --all did not use the running lab:\n%s", out)
+	}
+	if out, code := c.run("scenario", "run", "../../docs/scenarios/configmap-env.yaml"); code != 0 {
+		t.Errorf("scenario run of a user's file: exit %d:\n%s", code, out)
+	}
+
 	if out := c.mustRun("kubectl", "get", "ns", "default"); !strings.Contains(out, "Active") {
 		t.Errorf("crdlab kubectl get ns default:\n%s", out)
 	}
@@ -251,6 +262,12 @@ func TestBadInput(t *testing.T) {
 		{"unknown component", []string{"up", "--components", "kubelet"}, []string{"--components", `"kubelet"`}},
 		{"crd migrate of a custom resource", []string{"crd", "migrate", "../../fixtures/samples/user-admin.yaml"}, []string{"user-admin.yaml", "not an apiextensions.k8s.io/v1beta1 CustomResourceDefinition"}},
 		{"kubectl with nothing running", []string{"kubectl", "get", "ns"}, []string{"no lab is running", "crdlab up -d"}},
+		{"unknown scenario", []string{"scenario", "run", "no-such"}, []string{`no scenario "no-such"`, "delete-pod"}},
+		{"scenario file missing", []string{"scenario", "run", "./missing.yaml"}, []string{"missing.yaml"}},
+		{"scenario output format", []string{"scenario", "run", "-o", "yaml", "delete-pod"}, []string{"--output", `"yaml"`}},
+		{"scenario kubeconfig missing", []string{"scenario", "run", "--kubeconfig", filepath.Join(file, "kc"), "invalid-cr"}, []string{"--kubeconfig", file}},
+		{"scenario junit not writable", []string{"scenario", "run", "--junit", filepath.Join(file, "r.xml"), "invalid-cr"}, []string{"--junit", file}},
+		{"scenario names and --all", []string{"scenario", "run", "--all", "delete-pod"}, []string{"--all"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newCLI(t)

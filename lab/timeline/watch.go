@@ -38,12 +38,22 @@ const rediscoverEvery = 2 * time.Second
 // it starts are not recorded; resources added later (CRDs) are picked up
 // within seconds.
 func Watch(ctx context.Context, cfg *rest.Config, sink Sink) error {
-	return WatchSynced(ctx, cfg, sink, nil)
+	return WatchWith(ctx, cfg, sink, Options{})
 }
 
-// WatchSynced is Watch, calling synced (if not nil) once the resources found
-// at the start are watched: changes made after it are recorded.
-func WatchSynced(ctx context.Context, cfg *rest.Config, sink Sink, synced func()) error {
+// Options are Watch's options.
+type Options struct {
+	// Synced, if not nil, is called once the resources found at the start
+	// are watched: changes made after it are recorded.
+	Synced func()
+	// AuditLog is the apiserver's audit log (lab.Lab.AuditLog), read to name
+	// who deleted what. Without it, deletions by others show "?".
+	AuditLog string
+}
+
+// WatchWith is Watch with options.
+func WatchWith(ctx context.Context, cfg *rest.Config, sink Sink, opts Options) error {
+	synced := opts.Synced
 	cfg = rest.CopyConfig(cfg)
 	cfg.QPS, cfg.Burst = 100, 200
 	dyn, err := dynamic.NewForConfig(cfg)
@@ -55,6 +65,9 @@ func WatchSynced(ctx context.Context, cfg *rest.Config, sink Sink, synced func()
 		return fmt.Errorf("unable to create a discovery client for %s: %w", cfg.Host, err)
 	}
 	w := &watcher{dyn: dyn, sink: &serialSink{sink: sink}, watching: sets.New[schema.GroupVersionResource]()}
+	if opts.AuditLog != "" {
+		w.audit = followAudit(ctx, opts.AuditLog)
+	}
 	w.watch(ctx, eventsGVR, w.eventHandler())
 	for {
 		w.discover(ctx, disc)
@@ -72,6 +85,7 @@ func WatchSynced(ctx context.Context, cfg *rest.Config, sink Sink, synced func()
 }
 
 type watcher struct {
+	audit    *auditLog
 	synced   []cache.InformerSynced
 	dyn      dynamic.Interface
 	sink     Sink
@@ -105,7 +119,7 @@ func (w *watcher) discover(ctx context.Context, disc discovery.DiscoveryInterfac
 				!sets.New(r.Verbs...).HasAll("list", "watch") {
 				continue
 			}
-			w.watch(ctx, gvr, w.objectHandler(r.Kind))
+			w.watch(ctx, gvr, w.objectHandler(r.Kind, gvr.Resource))
 		}
 	}
 }
@@ -118,7 +132,17 @@ func (w *watcher) watch(ctx context.Context, gvr schema.GroupVersionResource, h 
 	go inf.RunWithContext(ctx)
 }
 
-func (w *watcher) objectHandler(kind string) cache.ResourceEventHandler {
+// deleter names who deleted the object of e, from the audit log.
+func (w *watcher) deleter(e *Event, resource string) {
+	if w.audit == nil || e.Verb != Delete || e.Actor != "?" {
+		return
+	}
+	if who := w.audit.who(resource, e.Namespace, e.Name, 300*time.Millisecond); who != "" {
+		e.Actor = who
+	}
+}
+
+func (w *watcher) objectHandler(kind, resource string) cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerDetailedFuncs{
 		AddFunc: func(obj any, initial bool) {
 			if u, ok := obj.(*unstructured.Unstructured); ok && !initial {
@@ -132,6 +156,7 @@ func (w *watcher) objectHandler(kind string) cache.ResourceEventHandler {
 				return // a resync, not a change
 			}
 			if e, changed := updateEvent(kind, old, cur); changed {
+				w.deleter(&e, resource)
 				w.sink.Record(e)
 			}
 		},
@@ -140,7 +165,9 @@ func (w *watcher) objectHandler(kind string) cache.ResourceEventHandler {
 				obj = t.Obj
 			}
 			if u, ok := obj.(*unstructured.Unstructured); ok {
-				w.sink.Record(objectEvent(Delete, kind, u))
+				e := objectEvent(Delete, kind, u)
+				w.deleter(&e, resource)
+				w.sink.Record(e)
 			}
 		},
 	}

@@ -1,0 +1,56 @@
+package timeline
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func TestAuditActor(t *testing.T) {
+	for _, tc := range []struct{ user, agent, want string }{
+		{"system:serviceaccount:kube-system:generic-garbage-collector", "kube-controller-manager/v1.37.2 (linux/amd64) kubernetes/abc/system:serviceaccount:kube-system:generic-garbage-collector", "garbage collector"},
+		{"system:serviceaccount:kube-system:namespace-controller", "kube-controller-manager/v1.37.2", "namespace"},
+		{"admin", "kubectl/v1.32.3 (linux/amd64) kubernetes/1a2b3c4", "you (kubectl)"},
+		{"admin", "crdlab-scenario", "you (scenario)"},
+		{"admin", "redis-operator", "redis-operator"},
+		{"system:kube-scheduler", "kube-scheduler/v1.37.2", "scheduler"},
+	} {
+		if got := auditActor(tc.user, tc.agent); got != tc.want {
+			t.Errorf("auditActor(%q, %q) = %q, want %q", tc.user, tc.agent, got, tc.want)
+		}
+	}
+}
+
+// followAudit reads what is appended to the log, also lines written in
+// pieces, and names the deleter of an object or of a collection.
+func TestFollowAudit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.log")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(`{"stage":"ResponseComplete","verb":"delete","user":{"username":"old"},"objectRef":{"resource":"pods","namespace":"a","name":"p"}}` + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a := followAudit(ctx, path)
+	time.Sleep(100 * time.Millisecond) // it starts at the end
+	line := `{"stage":"ResponseComplete","verb":"delete","userAgent":"x","user":{"username":"system:serviceaccount:kube-system:generic-garbage-collector"},"objectRef":{"resource":"replicasets","namespace":"a","name":"rs"}}` + "\n"
+	_, _ = f.WriteString(line[:40])
+	time.Sleep(50 * time.Millisecond)
+	_, _ = f.WriteString(line[40:])
+	_, _ = f.WriteString(`{"stage":"ResponseComplete","verb":"deletecollection","user":{"username":"system:serviceaccount:kube-system:namespace-controller"},"objectRef":{"resource":"configmaps","namespace":"b"}}` + "\n")
+	if got := a.who("replicasets", "a", "rs", 2*time.Second); got != "garbage collector" {
+		t.Errorf("who deleted replicasets/a/rs: %q", got)
+	}
+	if got := a.who("configmaps", "b", "settings", 2*time.Second); got != "namespace" {
+		t.Errorf("who deleted configmaps/b/settings: %q", got)
+	}
+	if got := a.who("pods", "a", "p", 50*time.Millisecond); got != "" {
+		t.Errorf("a deletion from before it started: %q", got)
+	}
+}

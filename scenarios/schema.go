@@ -1,0 +1,257 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+)
+
+// durationPattern is what time.ParseDuration accepts (without a sign).
+const durationPattern = `^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
+
+// JSONSchema returns the JSON schema of the scenario format, generated from
+// its Go types, for editors (docs/scenario.schema.json).
+func JSONSchema() ([]byte, error) {
+	defs := map[string]any{}
+	root := schemaOf(reflect.TypeFor[Scenario](), defs)
+	out := map[string]any{
+		"$schema":     "https://json-schema.org/draft/2020-12/schema",
+		"$id":         "https://crdlab.dev/schemas/scenario.schema.json",
+		"title":       "crdlab scenario",
+		"description": "A scripted, narrated run of Kubernetes control loops: crdlab scenario run FILE.",
+		"$defs":       defs,
+	}
+	for k, v := range root.(map[string]any) {
+		out[k] = v
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+func schemaOf(t reflect.Type, defs map[string]any) any {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case t == reflect.TypeFor[Duration]():
+		return map[string]any{"type": "string", "pattern": durationPattern, "description": "A Go duration: 500ms, 30s, 1m30s."}
+	case t.Kind() == reflect.Struct:
+		if t != reflect.TypeFor[Scenario]() {
+			if _, done := defs[t.Name()]; !done {
+				defs[t.Name()] = nil // against recursion
+				defs[t.Name()] = structSchema(t, defs)
+			}
+			return map[string]any{"$ref": "#/$defs/" + t.Name()}
+		}
+		return structSchema(t, defs)
+	case t.Kind() == reflect.String:
+		return map[string]any{"type": "string"}
+	case t.Kind() == reflect.Bool:
+		return map[string]any{"type": "boolean"}
+	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64:
+		return map[string]any{"type": "integer"}
+	case t.Kind() == reflect.Map:
+		return map[string]any{"type": "object"}
+	case t.Kind() == reflect.Slice:
+		return map[string]any{"type": "array", "items": schemaOf(t.Elem(), defs)}
+	case t.Kind() == reflect.Interface:
+		return map[string]any{}
+	}
+	panic("no schema for " + t.String())
+}
+
+type field struct {
+	name, doc string
+	required  bool
+	enum      []string
+	action    bool
+	typ       reflect.Type
+}
+
+func fieldsOfType(t reflect.Type) []field {
+	var out []field
+	for f := range t.Fields() {
+		if !f.IsExported() {
+			continue
+		}
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if opts == "inline" {
+			out = append(out, fieldsOfType(f.Type)...)
+			continue
+		}
+		fd := field{name: name, doc: f.Tag.Get("doc"), required: !strings.Contains(opts, "omitempty"),
+			action: f.Tag.Get("action") == "true", typ: f.Type}
+		if e := f.Tag.Get("enum"); e != "" {
+			fd.enum = strings.Split(e, ",")
+		}
+		out = append(out, fd)
+	}
+	return out
+}
+
+func structSchema(t reflect.Type, defs map[string]any) map[string]any {
+	props := map[string]any{}
+	var required, actions []string
+	for _, f := range fieldsOfType(t) {
+		s := schemaOf(f.typ, defs).(map[string]any)
+		p := map[string]any{}
+		for k, v := range s {
+			p[k] = v
+		}
+		if f.doc != "" {
+			p["description"] = f.doc
+		}
+		if f.enum != nil {
+			if p["type"] == "array" {
+				p["items"] = map[string]any{"type": "string", "enum": f.enum}
+			} else {
+				p["enum"] = f.enum
+			}
+		}
+		props[f.name] = p
+		if f.required {
+			required = append(required, f.name)
+		}
+		if f.action {
+			actions = append(actions, f.name)
+		}
+	}
+	out := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	if len(required) > 0 {
+		out["required"] = required
+	}
+	if len(actions) > 0 { // exactly one action
+		var one []any
+		for _, a := range actions {
+			one = append(one, map[string]any{"required": []string{a}})
+		}
+		out["oneOf"] = one
+	}
+	return out
+}
+
+// FormatReference returns the reference of the scenario format in Markdown,
+// generated from its Go types (docs/scenario-format.md).
+func FormatReference() string {
+	var b strings.Builder
+	b.WriteString(`# Scenario format reference
+
+<!-- Generated from the Go types in scenarios/types.go by
+     go test ./scenarios -run TestGeneratedDocs -args -update
+     (make generate). Do not edit by hand. -->
+
+A scenario is one YAML document. Decoding is strict: an unknown field, a
+wrong type, a bad duration or an unknown step is an error naming the file
+and line (` + "`crdlab scenario lint FILE`" + `). Editors can check files against
+[scenario.schema.json](scenario.schema.json) (for example with the YAML
+language server: ` + "`# yaml-language-server: $schema=…/docs/scenario.schema.json`" + `).
+
+In strings of objects, object references and files that apply steps read,
+` + "`${NAMESPACE}`" + ` is replaced by the scenario's namespace. Objects without a
+namespace go into the scenario's namespace.
+
+`)
+	seen := map[reflect.Type]bool{}
+	var queue []reflect.Type
+	queue = append(queue, reflect.TypeFor[Scenario]())
+	for len(queue) > 0 {
+		t := queue[0]
+		queue = queue[1:]
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		fmt.Fprintf(&b, "## %s\n\n", t.Name())
+		if t == reflect.TypeFor[Step]() {
+			b.WriteString("A step has exactly one action (marked *action*), and optionally a name and a timeout.\n\n")
+		}
+		b.WriteString("| field | type | description |\n|---|---|---|\n")
+		for _, f := range fieldsOfType(t) {
+			typ, next := typeName(f.typ)
+			if next != nil && !seen[next] {
+				queue = append(queue, next)
+			}
+			doc := f.doc
+			if f.required {
+				doc = "**Required.** " + doc
+			}
+			if f.action {
+				doc = "*action* " + doc
+			}
+			if f.enum != nil && f.typ.Kind() != reflect.Slice {
+				doc += " One of: " + "`" + strings.Join(f.enum, "`, `") + "`."
+			}
+			fmt.Fprintf(&b, "| `%s` | %s | %s |\n", f.name, typ, strings.ReplaceAll(doc, "|", `\|`))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// typeName names a field's type for the reference, and returns the struct
+// type to document next, if any.
+func typeName(t reflect.Type) (string, reflect.Type) {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case t == reflect.TypeFor[Duration]():
+		return "duration", nil
+	case t.Kind() == reflect.Struct:
+		return "[" + t.Name() + "](#" + strings.ToLower(t.Name()) + ")", t
+	case t.Kind() == reflect.Slice:
+		inner, next := typeName(t.Elem())
+		return "list of " + inner, next
+	case t.Kind() == reflect.Map:
+		return "object", nil
+	case t.Kind() == reflect.Interface:
+		return "any", nil
+	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64:
+		return "integer", nil
+	}
+	return t.Kind().String(), nil
+}
+
+// Page returns the documentation page of a built-in scenario
+// (docs/scenarios/NAME.md), generated from it.
+func Page(s *Scenario) (string, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Scenario %s: %s\n\n", s.Metadata.Name, s.Spec.Title)
+	fmt.Fprintf(&b, "<!-- Generated from scenarios/%s by make generate. Do not edit by hand. -->\n\n", s.source)
+	if s.Spec.Concept != "" {
+		fmt.Fprintf(&b, "**Concept:** %s\n\n", s.Spec.Concept)
+	}
+	needs := "any cluster (also through `--kubeconfig`)"
+	if len(s.Spec.Requires) > 0 {
+		needs = strings.Join(s.Spec.Requires, ", ")
+	}
+	fmt.Fprintf(&b, "**Needs:** %s\n\n", needs)
+	fmt.Fprintf(&b, "```sh\ncrdlab scenario run %s            # boots a lab, or uses the one 'crdlab up' runs\ncrdlab scenario explain %s\n```\n\n", s.Metadata.Name, s.Metadata.Name)
+	b.WriteString("## What it shows\n\n")
+	b.WriteString(strings.TrimSpace(s.Spec.Explanation) + "\n\n")
+	b.WriteString("## Steps\n\n")
+	r := &runner{s: s}
+	n := 0
+	for i := range s.Spec.Steps {
+		st := &s.Spec.Steps[i]
+		if st.Narrate != "" {
+			b.WriteString("> " + strings.ReplaceAll(strings.TrimSpace(st.Narrate), "\n", " ") + "\n\n")
+			continue
+		}
+		n++
+		fmt.Fprintf(&b, "%d. %s\n", n, strings.ReplaceAll(r.describe(st), "|", `\|`))
+		if i+1 < len(s.Spec.Steps) && s.Spec.Steps[i+1].Narrate != "" {
+			b.WriteString("\n")
+		}
+	}
+	data, err := builtinFS.ReadFile(s.source)
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(&b, "\n## Source\n\n[`scenarios/%s`](../../scenarios/%s):\n\n```yaml\n%s```\n", s.source, s.source, data)
+	return b.String(), nil
+}

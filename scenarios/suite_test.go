@@ -1,0 +1,232 @@
+package scenarios_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crdlab/crdlab/controllers"
+	"github.com/crdlab/crdlab/fixtures"
+	"github.com/crdlab/crdlab/lab"
+	"github.com/crdlab/crdlab/lab/timeline"
+	"github.com/crdlab/crdlab/scenarios"
+)
+
+func TestScenarios(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "scenarios suite")
+}
+
+// shared is the suite's lab: booted once, with the sample CRDs and
+// operators, as 'crdlab up' runs it.
+var (
+	shared *lab.Lab
+	ops    *controllers.Operators
+)
+
+var _ = BeforeSuite(func(ctx context.Context) {
+	crds, err := fixtures.CRDs()
+	Expect(err).NotTo(HaveOccurred())
+	shared, err = lab.Start(ctx, lab.Options{CRDs: crds, Scheme: controllers.Scheme(), Logger: GinkgoLogr})
+	Expect(err).NotTo(HaveOccurred())
+	opCtx, stop := context.WithCancel(context.Background())
+	ops, err = controllers.Start(opCtx, shared.RESTConfig(), controllers.Options{Logger: GinkgoLogr})
+	Expect(err).NotTo(HaveOccurred())
+	shared.AttachOperators(ops)
+	DeferCleanup(func() {
+		stop()
+		Expect(ops.Wait()).To(Succeed())
+		Expect(shared.Stop()).To(Succeed())
+	})
+}, NodeTimeout(180*time.Second))
+
+func target() scenarios.Target {
+	return scenarios.LabTarget(shared)
+}
+
+// report keeps the entries of a run, and prints them to the Ginkgo log.
+type report struct {
+	mu      sync.Mutex
+	entries []scenarios.Entry
+	text    scenarios.Listener
+}
+
+func newReport() *report { return &report{text: scenarios.TextListener(GinkgoWriter)} }
+
+func (r *report) listen(e scenarios.Entry) {
+	r.mu.Lock()
+	r.entries = append(r.entries, e)
+	r.mu.Unlock()
+	r.text(e)
+}
+
+// events returns the timeline lines of the run as "actor VERB kind".
+func (r *report) events() []timeline.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []timeline.Event
+	for _, e := range r.entries {
+		if e.Type == "event" {
+			out = append(out, *e.Event)
+		}
+	}
+	return out
+}
+
+func run(ctx context.Context, s *scenarios.Scenario, t scenarios.Target) (*scenarios.Result, *report) {
+	GinkgoHelper()
+	rep := newReport()
+	res, err := scenarios.Run(ctx, s, t, scenarios.Options{Listener: rep.listen, Timeline: true})
+	Expect(err).NotTo(HaveOccurred())
+	return res, rep
+}
+
+// failures describes the failed steps of a result.
+func failures(res *scenarios.Result) string {
+	var b strings.Builder
+	for _, st := range res.Steps {
+		if st.Status == scenarios.Failed {
+			b.WriteString(st.Description + ": " + st.Message + "\n")
+		}
+	}
+	return b.String()
+}
+
+var _ = Describe("the built-in scenarios, through the Go API", func() {
+	all, err := scenarios.Builtin()
+	if err != nil {
+		panic(err)
+	}
+	for _, s := range all {
+		It("passes "+s.Metadata.Name, func(ctx context.Context) {
+			res, rep := run(ctx, s, target())
+			Expect(res.Status).To(Equal(scenarios.Passed), "%s: %s\n%s", s.Metadata.Name, res.Message, failures(res))
+			deleters := map[string]bool{}
+			for _, e := range rep.events() {
+				if e.Verb == timeline.Delete {
+					deleters[e.Actor+" "+e.Kind] = true
+				}
+			}
+			switch s.Metadata.Name {
+			case "cascade-delete": // the audit log names who deleted
+				Expect(deleters).To(HaveKey("garbage collector ReplicaSet"))
+				Expect(deleters).To(HaveKey("garbage collector Pod"))
+			case "namespace-delete":
+				Expect(deleters).To(HaveKey("namespace ConfigMap"))
+			}
+		}, NodeTimeout(5*time.Minute))
+	}
+})
+
+var _ = Describe("a scenario run", func() {
+	It("shows each loop of delete-pod on the timeline, naming its actor", func(ctx context.Context) {
+		s, err := scenarios.Load("delete-pod")
+		Expect(err).NotTo(HaveOccurred())
+		res, rep := run(ctx, s, target())
+		Expect(res.Passed()).To(BeTrue(), failures(res))
+		type line struct{ actor, verb, kind string }
+		var lines []line
+		for _, e := range rep.events() {
+			lines = append(lines, line{e.Actor, e.Verb, e.Kind})
+		}
+		Expect(lines).To(ContainElements(
+			line{"you (scenario)", timeline.Create, "Deployment"},
+			line{"you (scenario)", timeline.Delete, "Pod"},
+			line{"replicaset", timeline.Create, "Pod"},
+			line{"scheduler", timeline.Bind, "Pod"},
+			line{"kubelet (simulated)", timeline.Status, "Pod"},
+		))
+	})
+
+	It("fails an expectation that cannot hold, with expected, actual and a diff", func(ctx context.Context) {
+		s, err := scenarios.LoadFile("testdata/failing.yaml")
+		Expect(err).NotTo(HaveOccurred())
+		res, _ := run(ctx, s, target())
+		Expect(res.Status).To(Equal(scenarios.Failed))
+		Expect(res.Steps).To(HaveLen(2))
+		msg := res.Steps[1].Message
+		Expect(msg).To(ContainSubstring("expected:"))
+		Expect(msg).To(ContainSubstring("actual:"))
+		Expect(msg).To(ContainSubstring(`data.color: want "green", got "blue"`))
+		Expect(msg).NotTo(ContainSubstring("data.size"))
+	})
+
+	It("cleans up: its namespace goes, and what it stopped runs again, also when it fails", func(ctx context.Context) {
+		s, err := scenarios.Parse("stop-and-fail.yaml", []byte(`
+apiVersion: crdlab.dev/v1alpha1
+kind: Scenario
+metadata: {name: stop-and-fail}
+spec:
+  title: stops an operator, then fails
+  timeout: 1s
+  steps:
+  - lab: {stopController: webapp-operator}
+  - lab: {stopController: controller-manager}
+  - expect:
+      resource: {apiVersion: v1, kind: Pod}
+      cel: objects.size() == 42
+`), nil)
+		Expect(err).NotTo(HaveOccurred())
+		res, _ := run(ctx, s, target())
+		Expect(res.Status).To(Equal(scenarios.Failed))
+		Expect(ops.Running("webapp-operator")).To(BeTrue())
+		running, err := shared.ComponentRunning(lab.ControllerManager)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(running).To(BeTrue())
+		Eventually(func() bool {
+			var ns corev1.Namespace
+			err := shared.Client().Get(ctx, client.ObjectKey{Name: res.Namespace}, &ns)
+			return apierrors.IsNotFound(err) || ns.DeletionTimestamp != nil
+		}).WithContext(ctx).WithTimeout(10 * time.Second).Should(BeTrue())
+	})
+
+	It("cleans up when interrupted", func(ctx context.Context) {
+		s, err := scenarios.Parse("interrupted.yaml", []byte(`
+apiVersion: crdlab.dev/v1alpha1
+kind: Scenario
+metadata: {name: interrupted}
+spec:
+  title: waits for ever
+  steps:
+  - lab: {stopController: redis-operator}
+  - wait: 1h
+`), nil)
+		Expect(err).NotTo(HaveOccurred())
+		runCtx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		defer cancel()
+		res, _ := run(runCtx, s, target())
+		Expect(res.Status).To(Equal(scenarios.Failed))
+		Expect(res.Steps[1].Message).To(ContainSubstring("interrupted"))
+		Expect(ops.Running("redis-operator")).To(BeTrue())
+	})
+
+	It("against a cluster that is not a lab, skips from the first lab step on, with a note", func(ctx context.Context) {
+		s, err := scenarios.Load("controller-down")
+		Expect(err).NotTo(HaveOccurred())
+		res, _ := run(ctx, s, scenarios.Target{Config: shared.RESTConfig()})
+		Expect(res.Status).To(Equal(scenarios.Skipped))
+		Expect(res.Message).To(ContainSubstring("not a crdlab lab"))
+		var statuses []string
+		for _, st := range res.Steps {
+			statuses = append(statuses, st.Status)
+		}
+		Expect(statuses).To(HaveExactElements(scenarios.Passed, scenarios.Passed, scenarios.Passed, scenarios.Skipped,
+			scenarios.Skipped, scenarios.Skipped, scenarios.Skipped, scenarios.Skipped, scenarios.Skipped,
+			scenarios.Skipped, scenarios.Skipped, scenarios.Skipped, scenarios.Skipped, scenarios.Skipped))
+	})
+
+	It("runs a user's scenario file that applies a file next to it", func(ctx context.Context) {
+		s, err := scenarios.LoadFile("../docs/scenarios/configmap-env.yaml")
+		Expect(err).NotTo(HaveOccurred())
+		res, _ := run(ctx, s, target())
+		Expect(res.Status).To(Equal(scenarios.Passed), failures(res))
+	})
+})
