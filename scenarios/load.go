@@ -142,10 +142,10 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 
 var (
 	unknownStepKey = regexp.MustCompile(`^unknown step "(.*?)"`)
-	badValue     = regexp.MustCompile(`^(?:wrong type: |bad duration )"(.*?)"`)
-	yamlLine     = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
-	unknownField = regexp.MustCompile(`^field (\S+) not found in type scenarios\.(\w+)$`)
-	cannotDecode = regexp.MustCompile("^cannot unmarshal !!(\\w+) `(.*)` into (.*)$")
+	badValue       = regexp.MustCompile(`^(?:wrong type: |bad duration )"(.*?)"`)
+	yamlLine       = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+	unknownField   = regexp.MustCompile(`^field (\S+) not found in type scenarios\.(\w+)$`)
+	cannotDecode   = regexp.MustCompile("^cannot unmarshal !!(\\w+) `(.*)` into (.*)$")
 )
 
 // yamlProblems turns the YAML decoder's errors into problems in the words
@@ -591,4 +591,3 @@ func (e *ExpectError) check(readFile func(string) ([]byte, error)) []string {
 	}
 	return out
 }
-

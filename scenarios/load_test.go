@@ -119,7 +119,9 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("spec: {steps: [{expect: {object: {metadata: 3}}}]}"))
 	f.Add([]byte("spec: {steps: [{apply: {object: {apiVersion: 1}}}, {wait: 1}]}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := Parse("fuzz.yaml", data, func(string) ([]byte, error) { return []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"), nil })
+		s, err := Parse("fuzz.yaml", data, func(string) ([]byte, error) {
+			return []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"), nil
+		})
 		if err == nil {
 			r := &runner{s: s}
 			for i := range s.Spec.Steps {

@@ -59,7 +59,9 @@ func LabTarget(l *lab.Lab) Target {
 
 type inProcess struct{ l *lab.Lab }
 
-func (p inProcess) StopController(_ context.Context, name string) error { return p.l.StopController(name) }
+func (p inProcess) StopController(_ context.Context, name string) error {
+	return p.l.StopController(name)
+}
 func (p inProcess) StartController(ctx context.Context, name string) error {
 	return p.l.StartController(ctx, name)
 }
@@ -175,7 +177,7 @@ type runner struct {
 	mapper *restmapper.DeferredDiscoveryRESTMapper
 	ns     string
 
-	mu       sync.Mutex // guards what the timeline reads, and emit
+	mu       sync.Mutex      // guards what the timeline reads, and emit
 	ours     map[string]bool // namespaces of the scenario
 	deleted  map[string]bool // kind/ns/name the scenario deleted
 	created  []*unstructured.Unstructured
