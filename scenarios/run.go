@@ -91,6 +91,9 @@ type Target struct {
 	// timeline reads it to name who deleted what (the garbage collector,
 	// the namespace controller...).
 	AuditLog string
+	// Traces, if set, receives the reconcile passes of operators running in
+	// this process (controllers.Options.Trace): they join the timeline.
+	Traces *timeline.Relay
 }
 
 // Entry is one line of a scenario's report: what Listener receives.
@@ -250,6 +253,10 @@ func (r *runner) run(ctx context.Context) *Result {
 	if r.opts.Timeline {
 		wctx, stop := context.WithCancel(ctx)
 		defer stop()
+		if r.target.Traces != nil {
+			r.target.Traces.Set(timeline.SinkFunc(r.record))
+			defer r.target.Traces.Set(nil)
+		}
 		synced := make(chan struct{})
 		go func() {
 			_ = timeline.WatchWith(wctx, r.target.Config, timeline.SinkFunc(r.record),

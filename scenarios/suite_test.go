@@ -38,7 +38,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	shared, err = lab.Start(ctx, lab.Options{CRDs: crds, Scheme: controllers.Scheme(), Logger: GinkgoLogr})
 	Expect(err).NotTo(HaveOccurred())
 	opCtx, stop := context.WithCancel(context.Background())
-	ops, err = controllers.Start(opCtx, shared.RESTConfig(), controllers.Options{Logger: GinkgoLogr})
+	ops, err = controllers.Start(opCtx, shared.RESTConfig(), controllers.Options{Logger: GinkgoLogr, Trace: traces})
 	Expect(err).NotTo(HaveOccurred())
 	shared.AttachOperators(ops)
 	DeferCleanup(func() {
@@ -48,8 +48,13 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	})
 }, NodeTimeout(180*time.Second))
 
+// traces relays the operators' reconcile passes to the running scenario.
+var traces = &timeline.Relay{}
+
 func target() scenarios.Target {
-	return scenarios.LabTarget(shared)
+	t := scenarios.LabTarget(shared)
+	t.Traces = traces
+	return t
 }
 
 // report keeps the entries of a run, and prints them to the Ginkgo log.
@@ -119,6 +124,8 @@ var _ = Describe("the built-in scenarios, through the Go API", func() {
 			case "cascade-delete": // the audit log names who deleted
 				Expect(deleters).To(HaveKey("garbage collector ReplicaSet"))
 				Expect(deleters).To(HaveKey("garbage collector Pod"))
+			case "controller-down": // the operator's passes join the timeline
+				Expect(rep.events()).To(ContainElement(HaveField("Verb", "RECONCILE")))
 			case "namespace-delete":
 				Expect(deleters).To(HaveKey("namespace ConfigMap"))
 			}

@@ -16,6 +16,7 @@ import (
 	"github.com/crdlab/crdlab/controllers"
 	"github.com/crdlab/crdlab/fixtures"
 	"github.com/crdlab/crdlab/lab"
+	"github.com/crdlab/crdlab/lab/timeline"
 	"github.com/crdlab/crdlab/scenarios"
 )
 
@@ -271,7 +272,8 @@ func scenarioTarget(ctx context.Context, g *globalFlags, f *runFlags, say func(s
 		return scenarios.Target{}, nothing, err
 	}
 	opCtx, cancel := context.WithCancel(context.Background())
-	ops, err := controllers.Start(opCtx, l.RESTConfig(), controllers.Options{Logger: g.logger()})
+	traces := &timeline.Relay{}
+	ops, err := controllers.Start(opCtx, l.RESTConfig(), controllers.Options{Logger: g.logger(), Trace: traces})
 	if err != nil {
 		cancel()
 		_ = l.Stop()
@@ -279,7 +281,9 @@ func scenarioTarget(ctx context.Context, g *globalFlags, f *runFlags, say func(s
 	}
 	l.AttachOperators(ops)
 	say("lab ready at %s", l.Endpoint())
-	return scenarios.LabTarget(l), func() {
+	target := scenarios.LabTarget(l)
+	target.Traces = traces
+	return target, func() {
 		cancel()
 		_ = ops.Wait()
 		_ = l.Stop()

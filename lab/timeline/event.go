@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -81,4 +82,29 @@ var controllerFor = map[string]string{
 	"ServiceAccount":          "serviceaccount",
 	"HorizontalPodAutoscaler": "horizontal-pod-autoscaler",
 	"PodDisruptionBudget":     "disruption",
+}
+
+// Relay is a Sink that forwards to whichever sink is set, or drops events
+// while none is: operators started once can trace into the timeline of
+// each scenario that runs in turn.
+type Relay struct {
+	mu   sync.Mutex
+	sink Sink
+}
+
+// Set makes s (nil: none) the sink events go to.
+func (r *Relay) Set(s Sink) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.sink = s
+}
+
+// Record forwards e to the sink, if one is set.
+func (r *Relay) Record(e Event) {
+	r.mu.Lock()
+	s := r.sink
+	r.mu.Unlock()
+	if s != nil {
+		s.Record(e)
+	}
 }
