@@ -22,10 +22,13 @@ const (
 	Scheduler = "scheduler"
 	// Nodes are the simulated nodes and their simulated kubelet.
 	Nodes = "nodes"
+	// AggregatedAPI is the lab's aggregated API server (metrics.k8s.io and
+	// lab.crdlab.dev), behind the kube-apiserver's aggregator.
+	AggregatedAPI = "aggregated-api"
 )
 
 // AllComponents are the optional components, all run by default.
-var AllComponents = []string{ControllerManager, Scheduler, Nodes}
+var AllComponents = []string{ControllerManager, Scheduler, Nodes, AggregatedAPI}
 
 // ControllerManagerControllers are the kube-controller-manager controllers
 // a lab runs: those that make Deployments, StatefulSets, DaemonSets, Jobs,
@@ -200,6 +203,8 @@ func (l *Lab) controllerManager(binDir string) (*child, error) {
 			"--node-monitor-grace-period=" + nodeMonitorGracePeriod,
 			"--node-monitor-period=" + nodeMonitorPeriod,
 			"--horizontal-pod-autoscaler-sync-period=5s",
+			// Scale down after 15 s of lower load, not 5 minutes.
+			"--horizontal-pod-autoscaler-downscale-stabilization=15s",
 			"--allocate-node-cidrs=false",
 		}, nil
 	})

@@ -189,6 +189,11 @@ func (l *Lab) environment() (*envtest.Environment, error) {
 	if err := l.audit(args); err != nil {
 		return nil, err
 	}
+	if l.opts.runs(AggregatedAPI) {
+		if err := l.aggregation(args, api.CertDir); err != nil {
+			return nil, err
+		}
+	}
 	for k, v := range l.opts.APIServerFlags {
 		args.Set(k, v)
 	}

@@ -22,6 +22,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/crdlab/crdlab/lab/aggregated"
 	"github.com/crdlab/crdlab/lab/kubelet"
 )
 
@@ -43,6 +44,10 @@ type Lab struct {
 
 	mu        sync.Mutex
 	operators Switch // attached in-process operators, if any
+
+	egress     *egress            // the apiserver's way into the "cluster"
+	aggregated *aggregated.Server // the aggregated API server, while it runs
+	aggAddr    string             // where it listens, kept across restarts
 }
 
 // Errors of Start that name the option at fault.
@@ -129,6 +134,12 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 	if err := l.startWorkloadComponents(ctx); err != nil {
 		return nil, err
 	}
+	if opts.runs(AggregatedAPI) {
+		if err := l.startAggregated(ctx); err != nil {
+			return nil, err
+		}
+		opts.Progress("aggregated API server ready: metrics.k8s.io, lab.crdlab.dev")
+	}
 	return l, nil
 }
 
@@ -203,6 +214,11 @@ func (l *Lab) StartedAt() time.Time { return l.started }
 // more than once.
 func (l *Lab) Stop() error {
 	var errs []error
+	l.stopAggregated()
+	if l.egress != nil {
+		l.egress.close()
+		l.egress = nil
+	}
 	if l.kubelet != nil {
 		l.kubelet.Stop()
 		l.kubelet = nil

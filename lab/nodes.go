@@ -144,6 +144,9 @@ func (l *Lab) Controllers() []ControllerState {
 			out = append(out, ControllerState{Name: name, Running: running})
 		}
 	}
+	if l.opts.runs(AggregatedAPI) {
+		out = append(out, ControllerState{Name: AggregatedAPI, Running: l.AggregatedRunning()})
+	}
 	if ops := l.attached(); ops != nil {
 		for _, name := range ops.Names() {
 			out = append(out, ControllerState{Name: name, Running: ops.Running(name)})
@@ -159,10 +162,16 @@ func (l *Lab) attached() Switch {
 }
 
 // StopController stops a controller by name: controller-manager, scheduler,
-// or an attached operator.
+// aggregated-api (the aggregated API server: its APIServices turn
+// unavailable, requests for their groups fail with 503), or an attached
+// operator.
 func (l *Lab) StopController(name string) error {
 	if name == ControllerManager || name == Scheduler {
 		return l.StopComponent(name)
+	}
+	if name == AggregatedAPI && l.opts.runs(AggregatedAPI) {
+		l.stopAggregated()
+		return nil
 	}
 	if ops := l.attached(); ops != nil && slices.Contains(ops.Names(), name) {
 		return ops.Stop(name)
@@ -174,6 +183,12 @@ func (l *Lab) StopController(name string) error {
 func (l *Lab) StartController(ctx context.Context, name string) error {
 	if name == ControllerManager || name == Scheduler {
 		return l.StartComponent(ctx, name)
+	}
+	if name == AggregatedAPI && l.opts.runs(AggregatedAPI) {
+		if l.AggregatedRunning() {
+			return nil
+		}
+		return l.startAggregated(ctx)
 	}
 	if ops := l.attached(); ops != nil && slices.Contains(ops.Names(), name) {
 		return ops.Start(name)

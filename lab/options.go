@@ -1,6 +1,8 @@
 package lab
 
 import (
+	"github.com/crdlab/crdlab/lab/timeline"
+
 	"time"
 
 	"github.com/go-logr/logr"
@@ -86,6 +88,11 @@ type Options struct {
 	// Progress, if set, is called as each phase of the start completes, with
 	// a short human-readable description, so that a UI can show progress.
 	Progress func(phase string)
+
+	// Requests, if set, receives a timeline event for each request the
+	// lab's aggregated API server answers (who asked for what, through the
+	// aggregator).
+	Requests timeline.Sink
 }
 
 func (o *Options) defaults() {

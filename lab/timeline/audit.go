@@ -109,6 +109,10 @@ func (a *auditLog) who(resource, ns, name string, wait time.Duration) string {
 	}
 }
 
+// RequestActor names the client of a request (its user and user agent) in
+// a learner's words: "you (kubectl)", "garbage collector", "scheduler"...
+func RequestActor(username, userAgent string) string { return auditActor(username, userAgent) }
+
 // auditActor names the client of a request in a learner's words.
 func auditActor(username, userAgent string) string {
 	agent, _, _ := strings.Cut(userAgent, "/")

@@ -1,0 +1,274 @@
+// Package aggregated is the lab's aggregated API server: the seed's second
+// way to extend Kubernetes (自定义 ApiServer). Built on k8s.io/apiserver the
+// way kubernetes/sample-apiserver and metrics-server are, it runs inside the
+// crdlab process and serves two groups computed on each request, nothing
+// stored in etcd:
+//
+//   - metrics.k8s.io/v1beta1: NodeMetrics and PodMetrics of the simulated
+//     nodes and Pods (what metrics-server serves), from a usage model the
+//     user steers with annotations (usage.go): kubectl top and the
+//     HorizontalPodAutoscaler work against it;
+//   - lab.crdlab.dev/v1alpha1: a LabSummary, to show an aggregated API that
+//     is not metrics.
+//
+// The kube-apiserver's aggregator routes every request for these groups to
+// it, as the APIServices the lab creates say, authenticating itself with
+// its front-proxy client certificate; this server checks that certificate
+// and asks the kube-apiserver whether the user may (delegated
+// authentication and authorization).
+package aggregated
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/go-logr/logr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	openapinamer "k8s.io/apiserver/pkg/endpoints/openapi"
+	"k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/apiserver/pkg/registry/rest"
+	genericapiserver "k8s.io/apiserver/pkg/server"
+	genericoptions "k8s.io/apiserver/pkg/server/options"
+	"k8s.io/apiserver/pkg/util/compatibility"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	restclient "k8s.io/client-go/rest"
+	"k8s.io/metrics/pkg/apis/metrics"
+	metricsinstall "k8s.io/metrics/pkg/apis/metrics/install"
+	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
+
+	"github.com/crdlab/crdlab/lab/timeline"
+)
+
+// Service is where the APIServices point: kube-system/crdlab-aggregated,
+// port 443. Its certificate is valid for these names.
+const (
+	ServiceNamespace = "kube-system"
+	ServiceName      = "crdlab-aggregated"
+	ServicePort      = 443
+)
+
+// Options configures the server.
+type Options struct {
+	// Config reaches the kube-apiserver as an admin.
+	Config *restclient.Config
+	// Kubeconfig is the same, as a file: delegated authentication and
+	// authorization read it.
+	Kubeconfig string
+	// Dir holds the serving certificate.
+	Dir string
+	// Addr to listen on; "" picks a free port on 127.0.0.1. A restarted
+	// server listens where it did before.
+	Addr string
+	// Logger receives diagnostics.
+	Logger logr.Logger
+	// Requests, if set, receives a timeline event for each resource request
+	// the server answers: who asked, for what.
+	Requests timeline.Sink
+}
+
+// Server is a running aggregated API server.
+type Server struct {
+	addr     string
+	caBundle []byte
+	cancel   context.CancelFunc
+	done     chan struct{}
+}
+
+// Start starts the server and returns once it serves.
+func Start(ctx context.Context, opts Options) (*Server, error) {
+	scheme := runtime.NewScheme()
+	codecs := serializer.NewCodecFactory(scheme)
+	metricsinstall.Install(scheme)
+	metav1.AddToGroupVersion(scheme, schema.GroupVersion{Version: "v1"})
+	scheme.AddUnversionedTypes(schema.GroupVersion{Version: "v1"},
+		&metav1.Status{}, &metav1.APIVersions{}, &metav1.APIGroupList{}, &metav1.APIGroup{}, &metav1.APIResourceList{})
+	// LabSummary is the same Go type in the internal and the served version:
+	// nothing to convert.
+	scheme.AddKnownTypes(SummaryGroupVersion, &LabSummary{}, &LabSummaryList{})
+	scheme.AddKnownTypes(schema.GroupVersion{Group: SummaryGroupVersion.Group, Version: runtime.APIVersionInternal}, &LabSummary{}, &LabSummaryList{})
+	metav1.AddToGroupVersion(scheme, SummaryGroupVersion)
+
+	addr := opts.Addr
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("aggregated API server: unable to listen on %s: %w", addr, err)
+	}
+	secure := genericoptions.NewSecureServingOptions().WithLoopback()
+	secure.Listener = ln
+	secure.BindAddress = net.ParseIP("127.0.0.1")
+	secure.ServerCert.CertDirectory = opts.Dir
+	secure.ServerCert.PairName = "aggregated"
+	dns := []string{ServiceName + "." + ServiceNamespace + ".svc", ServiceName + "." + ServiceNamespace + ".svc.cluster.local", "localhost"}
+	if err := secure.MaybeDefaultWithSelfSignedCerts("127.0.0.1", dns, []net.IP{net.ParseIP("127.0.0.1")}); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("aggregated API server: serving certificate: %w", err)
+	}
+
+	authn := genericoptions.NewDelegatingAuthenticationOptions()
+	authn.RemoteKubeConfigFile = opts.Kubeconfig
+	authz := genericoptions.NewDelegatingAuthorizationOptions()
+	authz.RemoteKubeConfigFile = opts.Kubeconfig
+	authz.AlwaysAllowPaths = []string{"/healthz", "/readyz", "/livez"}
+
+	cfg := genericapiserver.NewConfig(codecs)
+	cfg.EffectiveVersion = compatibility.DefaultBuildEffectiveVersion()
+	if err := secure.ApplyTo(&cfg.SecureServing, &cfg.LoopbackClientConfig); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("aggregated API server: serving: %w", err)
+	}
+	if err := authn.ApplyTo(&cfg.Authentication, cfg.SecureServing, nil); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("aggregated API server: delegated authentication: %w", err)
+	}
+	if err := authz.ApplyTo(&cfg.Authorization); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("aggregated API server: delegated authorization: %w", err)
+	}
+	// The handlers run in this process: no priority and fairness, no
+	// admission (nothing is written).
+	cfg.FlowControl = nil
+	namer := openapinamer.NewDefinitionNamer(scheme)
+	cfg.OpenAPIConfig = genericapiserver.DefaultOpenAPIConfig(openAPIDefinitions, namer)
+	cfg.OpenAPIConfig.Info.Title = "crdlab aggregated API"
+	cfg.OpenAPIV3Config = genericapiserver.DefaultOpenAPIV3Config(openAPIDefinitions, namer)
+	cfg.OpenAPIV3Config.Info.Title = "crdlab aggregated API"
+	if opts.Requests != nil {
+		cfg.BuildHandlerChainFunc = func(h http.Handler, c *genericapiserver.Config) http.Handler {
+			// Inside the chain: the user is known, the request decoded.
+			return genericapiserver.DefaultBuildHandlerChain(recordRequests(h, opts.Requests), c)
+		}
+	}
+
+	client, err := kubernetes.NewForConfig(opts.Config)
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	factory := informers.NewSharedInformerFactory(client, 0)
+	server, err := cfg.Complete(factory).New("crdlab-aggregated", genericapiserver.NewEmptyDelegate())
+	if err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("aggregated API server: %w", err)
+	}
+
+	nodes := factory.Core().V1().Nodes().Lister()
+	pods := factory.Core().V1().Pods().Lister()
+	nss := factory.Core().V1().Namespaces().Lister()
+	usage := &usageModel{replicaSets: factory.Apps().V1().ReplicaSets().Lister(), deployments: factory.Apps().V1().Deployments().Lister()}
+
+	table := rest.NewDefaultTableConvertor(metrics.Resource("nodes"))
+	metricsGroup := genericapiserver.NewDefaultAPIGroupInfo(metrics.GroupName, scheme, metav1.ParameterCodec, codecs)
+	metricsGroup.VersionedResourcesStorageMap[metricsv1beta1.SchemeGroupVersion.Version] = map[string]rest.Storage{
+		"nodes": &nodeMetrics{TableConvertor: table, nodes: nodes, pods: pods, usage: usage},
+		"pods":  &podMetrics{TableConvertor: rest.NewDefaultTableConvertor(metrics.Resource("pods")), pods: pods, usage: usage},
+	}
+	metricsGroup.PrioritizedVersions = []schema.GroupVersion{metricsv1beta1.SchemeGroupVersion}
+	if err := server.InstallAPIGroup(&metricsGroup); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("aggregated API server: %s: %w", metrics.GroupName, err)
+	}
+	labGroup := genericapiserver.NewDefaultAPIGroupInfo(SummaryGroupVersion.Group, scheme, metav1.ParameterCodec, codecs)
+	labGroup.VersionedResourcesStorageMap[SummaryGroupVersion.Version] = map[string]rest.Storage{
+		"summaries": &summaries{TableConvertor: rest.NewDefaultTableConvertor(SummaryGroupVersion.WithResource("summaries").GroupResource()),
+			nodes: nodes, pods: pods, namespaces: nss, started: time.Now()},
+	}
+	labGroup.PrioritizedVersions = []schema.GroupVersion{SummaryGroupVersion}
+	if err := server.InstallAPIGroup(&labGroup); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("aggregated API server: %s: %w", SummaryGroupVersion.Group, err)
+	}
+
+	runCtx, cancel := context.WithCancel(ctx)
+	factory.Start(runCtx.Done())
+	for typ, ok := range factory.WaitForCacheSync(runCtx.Done()) {
+		if !ok {
+			cancel()
+			ln.Close()
+			return nil, fmt.Errorf("aggregated API server: the cache of %v did not sync", typ)
+		}
+	}
+	s := &Server{addr: ln.Addr().String(), cancel: cancel, done: make(chan struct{})}
+	s.caBundle, err = os.ReadFile(filepath.Join(opts.Dir, "aggregated.crt"))
+	if err != nil {
+		cancel()
+		ln.Close()
+		return nil, fmt.Errorf("aggregated API server: reading its certificate: %w", err)
+	}
+	prepared := server.PrepareRun()
+	go func() {
+		defer close(s.done)
+		if err := prepared.RunWithContext(runCtx); err != nil && !errors.Is(err, context.Canceled) {
+			opts.Logger.Error(err, "aggregated API server stopped")
+		}
+	}()
+	return s, nil
+}
+
+// recordRequests records each resource request on the timeline, then
+// serves it.
+func recordRequests(next http.Handler, sink timeline.Sink) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if e, ok := requestEvent(r); ok {
+			sink.Record(e)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func requestEvent(r *http.Request) (timeline.Event, bool) {
+	info, ok := request.RequestInfoFrom(r.Context())
+	if !ok || !info.IsResourceRequest {
+		return timeline.Event{}, false
+	}
+	who := "?"
+	if u, ok := request.UserFrom(r.Context()); ok {
+		who = timeline.RequestActor(u.GetName(), r.UserAgent())
+	}
+	kind := info.Resource
+	switch {
+	case info.APIGroup == metrics.GroupName && info.Resource == "nodes":
+		kind = "NodeMetrics"
+	case info.APIGroup == metrics.GroupName && info.Resource == "pods":
+		kind = "PodMetrics"
+	case info.Resource == "summaries":
+		kind = "LabSummary"
+	}
+	name := info.Name
+	if name == "" {
+		name = "*"
+	}
+	return timeline.Event{
+		Time: time.Now(), Actor: who, Verb: strings.ToUpper(info.Verb), Kind: kind, Namespace: info.Namespace, Name: name,
+		Detail: "answered by the aggregated API server, routed by the aggregator; nothing stored",
+	}, true
+}
+
+// Addr is where the server listens.
+func (s *Server) Addr() string { return s.addr }
+
+// CABundle is the certificate (and its CA) the server serves with, for the
+// APIServices' caBundle.
+func (s *Server) CABundle() []byte { return s.caBundle }
+
+// Stop stops the server and waits until it has.
+func (s *Server) Stop() {
+	s.cancel()
+	select {
+	case <-s.done:
+	case <-time.After(30 * time.Second):
+	}
+}

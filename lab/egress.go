@@ -1,0 +1,126 @@
+package lab
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+)
+
+// The kube-apiserver's aggregator sends requests for an aggregated API to
+// the Service its APIService names: to that Service's cluster IP. In a lab
+// nothing routes cluster IPs (no kube-proxy), and Endpoints may not point at
+// 127.0.0.1. The apiserver's egress selector is the way out: with an
+// EgressSelectorConfiguration for "cluster" traffic, the apiserver opens
+// every connection into the cluster through an HTTP CONNECT proxy, here on
+// a Unix socket the lab serves. The proxy knows which cluster IP and port
+// stand for which local listener, and connects there: every packet stays on
+// 127.0.0.1.
+
+// egressConfig is the apiserver's --egress-selector-config-file.
+const egressConfig = `apiVersion: apiserver.k8s.io/v1beta1
+kind: EgressSelectorConfiguration
+egressSelections:
+- name: cluster
+  connection:
+    proxyProtocol: HTTPConnect
+    transport:
+      uds:
+        udsName: %s
+`
+
+// egress is the HTTP CONNECT proxy of the apiserver's cluster traffic.
+type egress struct {
+	ln  net.Listener
+	log logr.Logger
+
+	mu     sync.Mutex
+	routes map[string]string // cluster IP:port → 127.0.0.1:port
+}
+
+func startEgress(path string, log logr.Logger) (*egress, error) {
+	_ = os.Remove(path) // left by a lab that was killed
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("unable to listen on %s for the apiserver's egress: %w", path, err)
+	}
+	e := &egress{ln: ln, log: log, routes: map[string]string{}}
+	go e.serve()
+	return e, nil
+}
+
+// route sends connections to the cluster address from (a Service's cluster
+// IP and port) to the local address to; to "" removes the route.
+func (e *egress) route(from, to string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if to == "" {
+		delete(e.routes, from)
+		return
+	}
+	e.routes[from] = to
+}
+
+func (e *egress) close() {
+	_ = e.ln.Close()
+	_ = os.Remove(e.ln.Addr().String())
+}
+
+func (e *egress) serve() {
+	for {
+		conn, err := e.ln.Accept()
+		if err != nil {
+			return
+		}
+		go e.handle(conn)
+	}
+}
+
+func (e *egress) handle(conn net.Conn) {
+	defer conn.Close()
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	br := bufio.NewReader(conn)
+	req, err := http.ReadRequest(br)
+	if err != nil {
+		return
+	}
+	if req.Method != http.MethodConnect {
+		fmt.Fprintf(conn, "HTTP/1.1 405 Method Not Allowed\r\n\r\n")
+		return
+	}
+	e.mu.Lock()
+	to, ok := e.routes[req.Host]
+	e.mu.Unlock()
+	if !ok {
+		e.log.V(1).Info("egress: no route", "to", req.Host)
+		fmt.Fprintf(conn, "HTTP/1.1 503 Service Unavailable\r\n\r\nno lab service at %s\n", req.Host)
+		return
+	}
+	up, err := net.DialTimeout("tcp", to, 5*time.Second)
+	if err != nil {
+		fmt.Fprintf(conn, "HTTP/1.1 503 Service Unavailable\r\n\r\n%s: %v\n", req.Host, err)
+		return
+	}
+	defer up.Close()
+	_ = conn.SetReadDeadline(time.Time{})
+	if _, err := fmt.Fprintf(conn, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
+		return
+	}
+	done := make(chan struct{}, 2)
+	go func() { _, _ = io.Copy(up, br); closeWrite(up); done <- struct{}{} }()
+	go func() { _, _ = io.Copy(conn, up); closeWrite(conn); done <- struct{}{} }()
+	<-done
+	<-done
+}
+
+func closeWrite(c net.Conn) {
+	if cw, ok := c.(interface{ CloseWrite() error }); ok {
+		_ = cw.CloseWrite()
+	}
+}
