@@ -75,6 +75,10 @@ test: test-deps verify-manifests ## Run every test: unit, integration (real apis
 	$(GO) vet ./...
 	$(GO) test -vet=off -count=1 -timeout 30m ./...
 
+.PHONY: fuzz
+fuzz: ## Fuzz the scenario loader for 3 minutes (FUZZTIME=10m for longer).
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(or $(FUZZTIME),3m) -fuzzminimizetime 1x ./scenarios/format/
+
 .PHONY: bench
 bench: ## Benchmarks, side by side in one run: boot against plain envtest, RSS, loop latencies.
 	$(GO) test -vet=off -run '^$$' -bench Boot -benchtime 5x -timeout 60m ./lab/

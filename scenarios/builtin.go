@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/crdlab/crdlab/fixtures"
+	"github.com/crdlab/crdlab/scenarios/format"
 )
 
 // builtinFS holds the built-in scenarios (builtin/NAME.yaml) and the files
@@ -68,7 +69,7 @@ func loadBuiltin(name string) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Parse(name, data, readBuiltin)
+	return format.Parse(name, data, readBuiltin)
 }
 
 // readBuiltin reads the files built-in scenarios apply: next to them in
@@ -84,16 +85,13 @@ func readBuiltin(name string) ([]byte, error) {
 // (it has a / or ends in .yaml or .yml), the scenario in that file.
 func Load(arg string) (*Scenario, error) {
 	if strings.ContainsRune(arg, '/') || strings.HasSuffix(arg, ".yaml") || strings.HasSuffix(arg, ".yml") {
-		return LoadFile(arg)
+		return format.LoadFile(arg)
 	}
 	if _, err := builtinFS.ReadFile("builtin/" + arg + ".yaml"); err == nil {
 		return loadBuiltin("builtin/" + arg + ".yaml")
 	}
 	if _, err := os.Stat(arg); err == nil {
-		return LoadFile(arg)
+		return format.LoadFile(arg)
 	}
 	return nil, fmt.Errorf("no scenario %q: built-in scenarios are %s; or give a file", arg, strings.Join(Names(), ", "))
 }
-
-// Source says where the scenario was loaded from.
-func (s *Scenario) Source() string { return s.source }

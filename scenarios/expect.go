@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/yaml"
+
+	"github.com/crdlab/crdlab/scenarios/format"
 )
 
 // expect polls until the expectation holds or timeout passes; on failure
@@ -39,16 +41,16 @@ func (r *runner) expect(ctx context.Context, e *Expect, timeout time.Duration) (
 // checkOnce checks the expectation now.
 func (r *runner) checkOnce(ctx context.Context, e *Expect) (bool, func() error) {
 	if e.Object != nil {
-		want, _ := jsonCopy(e.Object)
+		want, _ := format.JSONCopy(e.Object)
 		wantObj := want.(map[string]any)
 		substitute(wantObj, r.ns)
-		ref, _ := refOf(wantObj)
+		ref, _ := format.RefOf(wantObj)
 		_, objs, err := r.selectObjects(ctx, &ref)
 		if err != nil {
 			return false, func() error { return err }
 		}
 		if len(objs) == 0 {
-			return false, func() error { return fmt.Errorf("no %s exists", refWhat(&ref)) }
+			return false, func() error { return fmt.Errorf("no %s exists", format.RefWhat(&ref)) }
 		}
 		var best []string
 		var bestObj map[string]any
@@ -63,7 +65,7 @@ func (r *runner) checkOnce(ctx context.Context, e *Expect) (bool, func() error) 
 		}
 		return false, func() error {
 			return fmt.Errorf("%s does not match\nexpected:\n%s\nactual:\n%s\ndiff:\n  %s",
-				refWhat(&ref), indent(toYAML(wantObj)), indent(toYAML(prune(bestObj, wantObj))), strings.Join(best, "\n  "))
+				format.RefWhat(&ref), indent(toYAML(wantObj)), indent(toYAML(prune(bestObj, wantObj))), strings.Join(best, "\n  "))
 		}
 	}
 
@@ -81,14 +83,14 @@ func (r *runner) checkOnce(ctx context.Context, e *Expect) (bool, func() error) 
 		}
 		return false, func() error { return fmt.Errorf("still there: %s", strings.Join(names, ", ")) }
 	}
-	prg, err := compileCEL(e.CEL)
+	prg, err := format.CompileCEL(e.CEL)
 	if err != nil {
 		return false, func() error { return err }
 	}
 	vars := map[string]any{"objects": listOf(objs)}
 	if e.Resource.Name != "" {
 		if len(objs) == 0 {
-			return false, func() error { return fmt.Errorf("no %s exists", refWhat(e.Resource)) }
+			return false, func() error { return fmt.Errorf("no %s exists", format.RefWhat(e.Resource)) }
 		}
 		vars["object"] = objs[0].Object
 	} else {

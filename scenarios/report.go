@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/crdlab/crdlab/lab/timeline"
+	"github.com/crdlab/crdlab/scenarios/format"
 )
 
 // TextListener prints a scenario's report for people: the narration, each
@@ -64,7 +65,7 @@ func (p *textPrinter) print(e Entry) {
 		fmt.Fprintf(w, "  namespace: %s\n", e.Namespace)
 	case "narrate":
 		fmt.Fprintln(w)
-		for _, line := range wrap(e.Text, 76) {
+		for _, line := range format.Wrap(e.Text, 76) {
 			fmt.Fprintln(w, "  "+p.paint(cyan, line))
 		}
 		fmt.Fprintln(w)
@@ -106,7 +107,7 @@ func (p *textPrinter) print(e Entry) {
 		if e.Description != "" && e.Status == Passed {
 			fmt.Fprintln(w)
 			fmt.Fprintln(w, p.paint(bold, "What happened"))
-			for _, line := range wrap(e.Description, 76) {
+			for _, line := range format.Wrap(e.Description, 76) {
 				fmt.Fprintln(w, "  "+line)
 			}
 		}
@@ -117,45 +118,6 @@ func (p *textPrinter) print(e Entry) {
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
-}
-
-// wrap folds text into lines of at most width runes, keeping paragraphs
-// (blank lines) and lines that start with spaces or "-" (lists, commands).
-func wrap(text string, width int) []string {
-	var out []string
-	var cur []string
-	curLen := 0
-	flush := func() {
-		if len(cur) > 0 {
-			out = append(out, strings.Join(cur, " "))
-			cur, curLen = nil, 0
-		}
-	}
-	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
-		switch {
-		case strings.TrimSpace(line) == "":
-			flush()
-			out = append(out, "")
-			continue
-		case strings.HasPrefix(line, " "), strings.HasPrefix(line, "-"), strings.HasPrefix(line, "$"):
-			flush()
-			out = append(out, line)
-			continue
-		}
-		for _, word := range strings.Fields(line) {
-			n := len([]rune(word))
-			if curLen > 0 && curLen+1+n > width {
-				flush()
-			}
-			if curLen > 0 {
-				curLen++
-			}
-			cur = append(cur, word)
-			curLen += n
-		}
-	}
-	flush()
-	return out
 }
 
 // JSONListener writes each entry as one JSON object per line.

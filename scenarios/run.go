@@ -27,6 +27,7 @@ import (
 
 	"github.com/crdlab/crdlab/lab"
 	"github.com/crdlab/crdlab/lab/timeline"
+	"github.com/crdlab/crdlab/scenarios/format"
 )
 
 // FieldManager is the field manager of a scenario's writes; the timeline
@@ -272,8 +273,8 @@ func (r *runner) run(ctx context.Context) *Result {
 	skipRest := ""
 	for i := range r.s.Spec.Steps {
 		st := &r.s.Spec.Steps[i]
-		action, _ := st.action()
-		sr := StepResult{Index: i + 1, Action: action, Description: r.describe(st)}
+		action, _ := st.Action()
+		sr := StepResult{Index: i + 1, Action: action, Description: st.Describe()}
 		if skipRest != "" {
 			sr.Status, sr.Message = Skipped, skipRest
 			res.Steps = append(res.Steps, sr)
@@ -395,7 +396,7 @@ func (r *runner) step(ctx context.Context, st *Step) (string, error) {
 	if st.Timeout != nil {
 		timeout = st.Timeout.Duration
 	}
-	switch action, _ := st.action(); action {
+	switch action, _ := st.Action(); action {
 	case "apply":
 		return r.apply(ctx, st.Apply)
 	case "delete":
@@ -419,88 +420,6 @@ func (r *runner) step(ctx context.Context, st *Step) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("unknown step")
-}
-
-// describe says in a few words what a step does.
-func (r *runner) describe(st *Step) string {
-	if st.Name != "" {
-		return st.Name
-	}
-	switch action, _ := st.action(); action {
-	case "narrate":
-		return "narrate"
-	case "apply":
-		return "apply " + applyWhat(st.Apply)
-	case "delete":
-		d := "delete " + refWhat(&st.Delete.ObjectRef)
-		if st.Delete.Pick == "random" || st.Delete.Pick == "first" {
-			d += " (" + st.Delete.Pick + " one)"
-		}
-		return d
-	case "patch":
-		return "patch " + refWhat(&st.Patch.ObjectRef)
-	case "scale":
-		return fmt.Sprintf("scale %s to %d", refWhat(&st.Scale.ObjectRef), st.Scale.Replicas)
-	case "expect":
-		e := st.Expect
-		switch {
-		case e.Object != nil:
-			ref, _ := refOf(e.Object)
-			return "expect " + refWhat(&ref) + " to match"
-		case e.Absent:
-			return "expect " + refWhat(e.Resource) + " to be gone"
-		default:
-			return "expect " + refWhat(e.Resource) + ": " + e.CEL
-		}
-	case "expectError":
-		e := st.ExpectError
-		var what string
-		switch {
-		case e.Apply != nil:
-			what = "apply " + applyWhat(e.Apply)
-		case e.Patch != nil:
-			what = "patch " + refWhat(&e.Patch.ObjectRef)
-		case e.Scale != nil:
-			what = fmt.Sprintf("scale %s to %d", refWhat(&e.Scale.ObjectRef), e.Scale.Replicas)
-		case e.Delete != nil:
-			what = "delete " + refWhat(&e.Delete.ObjectRef)
-		}
-		return what + " is refused"
-	case "lab":
-		l := st.Lab
-		switch {
-		case l.StopController != "":
-			return "stop controller " + l.StopController
-		case l.StartController != "":
-			return "start controller " + l.StartController
-		case l.StopNode != "":
-			return "stop node " + l.StopNode
-		default:
-			return "start node " + l.StartNode
-		}
-	case "wait":
-		return "wait " + st.Wait.String()
-	}
-	return ""
-}
-
-func applyWhat(a *Apply) string {
-	if a.File != "" {
-		return a.File
-	}
-	u := &unstructured.Unstructured{Object: a.Object}
-	return strings.ToLower(u.GetKind()) + "/" + u.GetName()
-}
-
-func refWhat(ref *ObjectRef) string {
-	kind := strings.ToLower(ref.Kind)
-	switch {
-	case ref.Name != "":
-		return kind + "/" + ref.Name
-	case ref.Selector != "":
-		return kind + "s " + ref.Selector
-	}
-	return "every " + kind
 }
 
 // resource maps a kind to its resource and namespace; a kind a CRD just
@@ -560,16 +479,13 @@ func (r *runner) objects(a *Apply) ([]*unstructured.Unstructured, error) {
 	var objs []*unstructured.Unstructured
 	var err error
 	if a.File != "" {
-		if r.s.readFile == nil {
-			return nil, fmt.Errorf("file %q: the scenario has no folder to read it from", a.File)
-		}
-		data, rerr := r.s.readFile(a.File)
+		data, rerr := r.s.ReadFile(a.File)
 		if rerr != nil {
-			return nil, fmt.Errorf("file %q: %w", a.File, unwrapPath(rerr))
+			return nil, rerr
 		}
-		objs, err = decodeObjects([]byte(strings.ReplaceAll(string(data), "${NAMESPACE}", r.ns)))
+		objs, err = format.DecodeObjects([]byte(strings.ReplaceAll(string(data), "${NAMESPACE}", r.ns)))
 	} else {
-		objs, err = toObjects(a.Object)
+		objs, err = format.ToObjects(a.Object)
 		for _, o := range objs {
 			substitute(o.Object, r.ns)
 		}
@@ -679,7 +595,7 @@ func (r *runner) delete(ctx context.Context, d *Delete, timeout time.Duration) (
 		}
 	}
 	if len(live) == 0 {
-		return "", fmt.Errorf("nothing to delete: no %s", refWhat(&d.ObjectRef))
+		return "", fmt.Errorf("nothing to delete: no %s", format.RefWhat(&d.ObjectRef))
 	}
 	switch d.Pick {
 	case "first":
@@ -736,9 +652,9 @@ func (r *runner) patch(ctx context.Context, p *Patch) (string, error) {
 		return "", err
 	}
 	if _, err := ri.Patch(ctx, ref.Name, pt, body, metav1.PatchOptions{FieldManager: FieldManager}); err != nil {
-		return "", fmt.Errorf("%s: %w", refWhat(&p.ObjectRef), err)
+		return "", fmt.Errorf("%s: %w", format.RefWhat(&p.ObjectRef), err)
 	}
-	return "patched " + refWhat(&p.ObjectRef), nil
+	return "patched " + format.RefWhat(&p.ObjectRef), nil
 }
 
 func patchBody(p *Patch) (types.PatchType, []byte, error) {
@@ -763,9 +679,9 @@ func (r *runner) scale(ctx context.Context, s *Scale) (string, error) {
 	}
 	body := fmt.Sprintf(`{"spec":{"replicas":%d}}`, s.Replicas)
 	if _, err := ri.Patch(ctx, ref.Name, types.MergePatchType, []byte(body), metav1.PatchOptions{FieldManager: FieldManager}, "scale"); err != nil {
-		return "", fmt.Errorf("%s: %w", refWhat(&s.ObjectRef), err)
+		return "", fmt.Errorf("%s: %w", format.RefWhat(&s.ObjectRef), err)
 	}
-	return fmt.Sprintf("scaled %s to %d", refWhat(&s.ObjectRef), s.Replicas), nil
+	return fmt.Sprintf("scaled %s to %d", format.RefWhat(&s.ObjectRef), s.Replicas), nil
 }
 
 func (r *runner) expectError(ctx context.Context, e *ExpectError) (string, error) {

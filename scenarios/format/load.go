@@ -1,4 +1,4 @@
-package scenarios
+package format
 
 import (
 	"bytes"
@@ -103,7 +103,7 @@ func Parse(source string, data []byte, readFile func(string) ([]byte, error)) (*
 				if l <= p.Line && (j+1 == len(s.stepLines) || p.Line < s.stepLines[j+1]) {
 					msg := p.Msg
 					if j < len(s.Spec.Steps) {
-						if action, n := s.Spec.Steps[j].action(); n > 0 {
+						if action, n := s.Spec.Steps[j].Action(); n > 0 {
 							// The step has its action: the key is a stray field.
 							key := unknownStepKey.FindStringSubmatch(p.Msg)[1]
 							msg = fmt.Sprintf("unknown field %q in a %s step (a step has name, timeout and one action)", key, action)
@@ -144,7 +144,7 @@ var (
 	unknownStepKey = regexp.MustCompile(`^unknown step "(.*?)"`)
 	badValue       = regexp.MustCompile(`^(?:wrong type: |bad duration )"(.*?)"`)
 	yamlLine       = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
-	unknownField   = regexp.MustCompile(`^field (\S+) not found in type scenarios\.(\w+)$`)
+	unknownField   = regexp.MustCompile(`^field (\S+) not found in type format\.(\w+)$`)
 	cannotDecode   = regexp.MustCompile("^cannot unmarshal !!(\\w+) `(.*)` into (.*)$")
 )
 
@@ -405,7 +405,7 @@ func (s *Scenario) check(root *yaml.Node) []Problem {
 func (st *Step) check(readFile func(string) ([]byte, error)) []string {
 	var out []string
 	bad := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
-	name, n := st.action()
+	name, n := st.Action()
 	switch {
 	case n == 0:
 		bad("no action: a step needs one of %s", strings.Join(actionNames(), ", "))
@@ -456,22 +456,23 @@ func (a *Apply) check(readFile func(string) ([]byte, error)) []string {
 	case (a.File == "") == (a.Object == nil):
 		return []string{"apply: give exactly one of file and object"}
 	case a.Object != nil:
-		if _, err := toObjects(a.Object); err != nil {
+		if _, err := ToObjects(a.Object); err != nil {
 			return []string{"apply.object: " + err.Error()}
 		}
 	case readFile != nil:
 		data, err := readFile(a.File)
 		if err != nil {
-			return []string{fmt.Sprintf("apply.file %q: %v", a.File, unwrapPath(err))}
+			return []string{fmt.Sprintf("apply.file %q: %v", a.File, UnwrapPath(err))}
 		}
-		if _, err := decodeObjects(data); err != nil {
+		if _, err := DecodeObjects(data); err != nil {
 			return []string{fmt.Sprintf("apply.file %q: %v", a.File, err)}
 		}
 	}
 	return nil
 }
 
-func unwrapPath(err error) error {
+// UnwrapPath drops the path of a file error, which the message names already.
+func UnwrapPath(err error) error {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
 		return pe.Err
@@ -543,7 +544,7 @@ func (e *Expect) check() []string {
 	case e.Object != nil && (e.Resource != nil || e.CEL != "" || e.Absent):
 		out = append(out, "expect: give object, or resource with cel or absent, not both")
 	case e.Object != nil:
-		if _, err := refOf(e.Object); err != nil {
+		if _, err := RefOf(e.Object); err != nil {
 			out = append(out, "expect.object: "+err.Error())
 		}
 	case e.Resource == nil:
@@ -556,7 +557,7 @@ func (e *Expect) check() []string {
 		case e.CEL != "" && e.Absent:
 			out = append(out, "expect: give cel or absent, not both")
 		case e.CEL != "":
-			if _, err := compileCEL(e.CEL); err != nil {
+			if _, err := CompileCEL(e.CEL); err != nil {
 				out = append(out, "expect.cel: "+err.Error())
 			}
 		}

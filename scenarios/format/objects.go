@@ -1,4 +1,4 @@
-package scenarios
+package format
 
 import (
 	"bytes"
@@ -14,8 +14,8 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
 
-// decodeObjects reads one or more YAML (or JSON) objects.
-func decodeObjects(data []byte) ([]*unstructured.Unstructured, error) {
+// DecodeObjects reads one or more YAML (or JSON) objects.
+func DecodeObjects(data []byte) ([]*unstructured.Unstructured, error) {
 	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
 	var out []*unstructured.Unstructured
 	for i := 1; ; i++ {
@@ -41,9 +41,9 @@ func decodeObjects(data []byte) ([]*unstructured.Unstructured, error) {
 	return out, nil
 }
 
-// toObjects turns an inline YAML object into an unstructured one.
-func toObjects(m map[string]any) ([]*unstructured.Unstructured, error) {
-	v, err := jsonCopy(m)
+// ToObjects turns an inline YAML object into an unstructured one.
+func ToObjects(m map[string]any) ([]*unstructured.Unstructured, error) {
+	v, err := JSONCopy(m)
 	if err != nil {
 		return nil, err
 	}
@@ -71,9 +71,9 @@ func checkObject(u *unstructured.Unstructured) error {
 	return nil
 }
 
-// jsonCopy turns YAML-decoded values into the types unstructured objects
+// JSONCopy turns YAML-decoded values into the types unstructured objects
 // hold (int64, float64, map[string]any, []any).
-func jsonCopy(v any) (any, error) {
+func JSONCopy(v any) (any, error) {
 	data, err := utiljson.Marshal(v)
 	if err != nil {
 		return nil, err
@@ -83,8 +83,8 @@ func jsonCopy(v any) (any, error) {
 	return out, err
 }
 
-// refOf reads the object an expect.object names.
-func refOf(m map[string]any) (ObjectRef, error) {
+// RefOf reads the object an expect.object names.
+func RefOf(m map[string]any) (ObjectRef, error) {
 	u := &unstructured.Unstructured{Object: m}
 	var missing []string
 	apiVersion, _ := m["apiVersion"].(string)
@@ -126,8 +126,8 @@ var celEnv = func() *cel.Env {
 	return env
 }()
 
-// compileCEL compiles an expect step's expression; it must be a bool.
-func compileCEL(expr string) (cel.Program, error) {
+// CompileCEL compiles an expect step's expression; it must be a bool.
+func CompileCEL(expr string) (cel.Program, error) {
 	ast, iss := celEnv.Compile(expr)
 	if iss.Err() != nil {
 		msg, _, _ := strings.Cut(iss.Err().Error(), "\n") // the first line; the rest draws the position

@@ -7,7 +7,7 @@
 // docs/scenario-format.md, generated from them, and
 // docs/scenario.schema.json for editors). The built-in scenarios are
 // embedded in the binary (builtin/*.yaml).
-package scenarios
+package format
 
 import (
 	"fmt"
@@ -137,7 +137,7 @@ type Duration struct{ time.Duration }
 func (d Duration) MarshalJSON() ([]byte, error) { return []byte(fmt.Sprintf("%q", d.String())), nil }
 
 // action returns the name of the step's action and how many are set.
-func (s *Step) action() (name string, n int) {
+func (s *Step) Action() (name string, n int) {
 	set := []struct {
 		name string
 		on   bool
@@ -155,4 +155,19 @@ func (s *Step) action() (name string, n int) {
 		}
 	}
 	return name, n
+}
+
+// Source says where the scenario was loaded from.
+func (s *Scenario) Source() string { return s.source }
+
+// ReadFile reads a file an apply step names, relative to the scenario.
+func (s *Scenario) ReadFile(name string) ([]byte, error) {
+	if s.readFile == nil {
+		return nil, fmt.Errorf("file %q: the scenario has no folder to read it from", name)
+	}
+	data, err := s.readFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("file %q: %w", name, UnwrapPath(err))
+	}
+	return data, nil
 }
