@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -125,7 +126,12 @@ func (l *Lab) startAggregated(ctx context.Context) error {
 		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{placeholderEndpoint}, Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(true)}}},
 		Ports:       []discoveryv1.EndpointPort{{Name: ptr.To("https"), Port: ptr.To(int32(aggregated.ServicePort)), Protocol: ptr.To(corev1.ProtocolTCP)}},
 	}
-	if err := c.Create(ctx, slice); err != nil && !apierrors.IsAlreadyExists(err) {
+	if err := c.Create(ctx, slice); apierrors.IsAlreadyExists(err) {
+		err = l.markEndpoint(ctx, true) // started again
+		if err != nil {
+			return err
+		}
+	} else if err != nil {
 		return fmt.Errorf("aggregated API server: endpointslice: %w", err)
 	}
 	l.egress.route(net.JoinHostPort(svc.Spec.ClusterIP, fmt.Sprint(aggregated.ServicePort)), srv.Addr())
@@ -150,15 +156,43 @@ func (l *Lab) startAggregated(ctx context.Context) error {
 }
 
 // stopAggregated stops the aggregated API server; its APIServices stay,
-// and turn unavailable.
-func (l *Lab) stopAggregated() {
+// and turn unavailable. Unless the lab itself is stopping, its endpoint is
+// marked not ready, as a dead Pod's would be, which the aggregator's
+// availability controller notices at once (rather than at its next check,
+// within 30 s).
+func (l *Lab) stopAggregated(labStopping bool) {
 	l.mu.Lock()
 	srv := l.aggregated
 	l.aggregated = nil
 	l.mu.Unlock()
-	if srv != nil {
-		srv.Stop()
+	if srv == nil {
+		return
 	}
+	srv.Stop()
+	if !labStopping {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := l.markEndpoint(ctx, false); err != nil {
+			l.opts.Logger.Error(err, "unable to mark the aggregated API server's endpoint not ready")
+		}
+	}
+}
+
+// markEndpoint sets whether the aggregated API server's endpoint is ready.
+func (l *Lab) markEndpoint(ctx context.Context, ready bool) error {
+	slice := &discoveryv1.EndpointSlice{}
+	key := client.ObjectKey{Namespace: aggregated.ServiceNamespace, Name: aggregated.ServiceName}
+	if err := l.client.Get(ctx, key, slice); err != nil {
+		return fmt.Errorf("aggregated API server: endpointslice: %w", err)
+	}
+	base := slice.DeepCopy()
+	for i := range slice.Endpoints {
+		slice.Endpoints[i].Conditions.Ready = ptr.To(ready)
+	}
+	if err := l.client.Patch(ctx, slice, client.MergeFrom(base)); err != nil {
+		return fmt.Errorf("aggregated API server: endpointslice: %w", err)
+	}
+	return nil
 }
 
 // AggregatedRunning reports whether the aggregated API server runs.
@@ -167,4 +201,3 @@ func (l *Lab) AggregatedRunning() bool {
 	defer l.mu.Unlock()
 	return l.aggregated != nil
 }
-

@@ -1,6 +1,9 @@
 package lab
 
 import (
+	"github.com/go-logr/logr"
+	"k8s.io/klog/v2"
+
 	"context"
 	"errors"
 	"fmt"
@@ -78,6 +81,12 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 
 	if opts.Logger.GetSink() != nil {
 		ctrllog.SetLogger(opts.Logger) // envtest logs through controller-runtime's root logger
+	} else {
+		// No logger: quiet. The in-process parts built on Kubernetes'
+		// libraries (the aggregated API server) log through klog, and
+		// controller-runtime complains once when its logger is never set.
+		ctrllog.SetLogger(logr.Discard())
+		klog.SetLogger(logr.Discard())
 	}
 	if err := validComponents(opts.Components); err != nil {
 		return nil, err
@@ -214,7 +223,7 @@ func (l *Lab) StartedAt() time.Time { return l.started }
 // more than once.
 func (l *Lab) Stop() error {
 	var errs []error
-	l.stopAggregated()
+	l.stopAggregated(true)
 	if l.egress != nil {
 		l.egress.close()
 		l.egress = nil

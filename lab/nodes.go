@@ -170,7 +170,7 @@ func (l *Lab) StopController(name string) error {
 		return l.StopComponent(name)
 	}
 	if name == AggregatedAPI && l.opts.runs(AggregatedAPI) {
-		l.stopAggregated()
+		l.stopAggregated(false)
 		return nil
 	}
 	if ops := l.attached(); ops != nil && slices.Contains(ops.Names(), name) {

@@ -35,6 +35,7 @@ const (
 	NeedsScheduler         = format.NeedsScheduler
 	NeedsNodes             = format.NeedsNodes
 	NeedsOperators         = format.NeedsOperators
+	NeedsAggregatedAPI     = format.NeedsAggregatedAPI
 )
 
 var (

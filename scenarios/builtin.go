@@ -24,6 +24,7 @@ var builtinFS embed.FS
 var order = []string{
 	"delete-pod", "scale", "invalid-cr", "crd-missing", "cascade-delete", "namespace-delete",
 	"node-failure", "controller-down", "operator-scale", "finalizer", "backup",
+	"aggregated-api", "autoscale",
 }
 
 // Builtin returns the built-in scenarios, in order.

@@ -22,7 +22,7 @@ func TestBuiltinScenariosLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"delete-pod", "scale", "invalid-cr", "crd-missing", "cascade-delete", "namespace-delete",
-		"node-failure", "controller-down", "operator-scale", "finalizer", "backup"}
+		"node-failure", "controller-down", "operator-scale", "finalizer", "backup", "aggregated-api", "autoscale"}
 	if got := Names(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("built-in scenarios %v, want %v", got, want)
 	}

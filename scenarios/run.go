@@ -93,7 +93,9 @@ type Target struct {
 	// the namespace controller...).
 	AuditLog string
 	// Traces, if set, receives the reconcile passes of operators running in
-	// this process (controllers.Options.Trace): they join the timeline.
+	// this process (controllers.Options.Trace) and the requests the lab's
+	// aggregated API server answers (lab.Options.Requests): they join the
+	// timeline.
 	Traces *timeline.Relay
 }
 
@@ -366,6 +368,8 @@ func (r *runner) record(e timeline.Event) {
 		keep = r.createdHere("CustomResourceDefinition", e.Name)
 	case e.Kind == "Node":
 		keep = r.nodeSeen
+	case e.Kind == "APIService", e.Kind == "NodeMetrics", e.Kind == "LabSummary":
+		keep = true // the aggregated APIs, and requests to them
 	}
 	if keep && e.Verb == timeline.Delete && e.Actor == "?" && r.deleted[deletedKey(e.Kind, e.Namespace, e.Name)] {
 		e.Actor = "you (scenario)"
@@ -695,9 +699,11 @@ func (r *runner) expectError(ctx context.Context, e *ExpectError) (string, error
 		_, err = r.scale(ctx, e.Scale)
 	case e.Delete != nil:
 		_, err = r.delete(ctx, e.Delete, 0)
+	case e.Get != nil:
+		err = r.read(ctx, e.Get)
 	}
 	if err == nil {
-		return "", errors.New("the write was accepted; want a refusal")
+		return "", errors.New("accepted; want a refusal")
 	}
 	code := 0
 	var status apierrors.APIStatus
@@ -714,6 +720,21 @@ func (r *runner) expectError(ctx context.Context, e *ExpectError) (string, error
 		return fmt.Sprintf("refused (%d %s): %v", code, reasonOf(err), err), nil
 	}
 	return "refused: " + err.Error(), nil
+}
+
+// read gets or lists what ref selects, and returns only the error.
+func (r *runner) read(ctx context.Context, ref *format.ObjectRef) error {
+	ref = r.sub(ref)
+	ri, _, err := r.resource(ctx, ref.APIVersion, ref.Kind, ref.Namespace)
+	if err != nil {
+		return err
+	}
+	if ref.Name != "" {
+		_, err = ri.Get(ctx, ref.Name, metav1.GetOptions{})
+		return err
+	}
+	_, err = ri.List(ctx, metav1.ListOptions{LabelSelector: ref.Selector})
+	return err
 }
 
 func reasonOf(err error) string {

@@ -35,7 +35,7 @@ var (
 var _ = BeforeSuite(func(ctx context.Context) {
 	crds, err := fixtures.CRDs()
 	Expect(err).NotTo(HaveOccurred())
-	shared, err = lab.Start(ctx, lab.Options{CRDs: crds, Scheme: controllers.Scheme(), Logger: GinkgoLogr})
+	shared, err = lab.Start(ctx, lab.Options{CRDs: crds, Scheme: controllers.Scheme(), Logger: GinkgoLogr, Requests: traces})
 	Expect(err).NotTo(HaveOccurred())
 	opCtx, stop := context.WithCancel(context.Background())
 	ops, err = controllers.Start(opCtx, shared.RESTConfig(), controllers.Options{Logger: GinkgoLogr, Trace: traces})
@@ -126,6 +126,8 @@ var _ = Describe("the built-in scenarios, through the Go API", func() {
 				Expect(deleters).To(HaveKey("garbage collector Pod"))
 			case "controller-down": // the operator's passes join the timeline
 				Expect(rep.events()).To(ContainElement(HaveField("Verb", "RECONCILE")))
+			case "aggregated-api": // requests the aggregated server answered
+				Expect(rep.events()).To(ContainElement(And(HaveField("Kind", "NodeMetrics"), HaveField("Actor", "you (scenario)"))))
 			case "namespace-delete":
 				Expect(deleters).To(HaveKey("namespace ConfigMap"))
 			}

@@ -267,12 +267,12 @@ func scenarioTarget(ctx context.Context, g *globalFlags, f *runFlags, say func(s
 	if err != nil {
 		return scenarios.Target{}, nothing, err
 	}
-	l, err := lab.Start(ctx, lab.Options{CRDs: crds, Scheme: controllers.Scheme(), Logger: g.logger()})
+	traces := &timeline.Relay{}
+	l, err := lab.Start(ctx, lab.Options{CRDs: crds, Scheme: controllers.Scheme(), Logger: g.logger(), Requests: traces})
 	if err != nil {
 		return scenarios.Target{}, nothing, err
 	}
 	opCtx, cancel := context.WithCancel(context.Background())
-	traces := &timeline.Relay{}
 	ops, err := controllers.Start(opCtx, l.RESTConfig(), controllers.Options{Logger: g.logger(), Trace: traces})
 	if err != nil {
 		cancel()

@@ -46,7 +46,10 @@ this binary through controller-runtime's envtest, then the real
 kube-controller-manager and kube-scheduler, and simulated nodes whose
 simulated kubelet runs the Pods bound to them (no container ever runs), so
 that Deployments get Pods, deleted Pods come back, garbage is collected and
-namespaces finish deleting. --components none gives plain envtest.
+namespaces finish deleting; and an aggregated API server (metrics.k8s.io,
+so kubectl top and the HorizontalPodAutoscaler work, and lab.crdlab.dev)
+that the apiserver's aggregator routes to. --components none gives plain
+envtest.
 
 The sample CRDs (the seed's User, users.auth.ilinux.io, short name u;
 WebApp, short name wa; RedisCluster, short name redis; and RedisBackup,
@@ -79,7 +82,7 @@ folder to keep it in: a lab started again on it has every object it had.`,
 		"folder with etcd and kube-apiserver binaries to run instead of the built-in ones (default: $KUBEBUILDER_ASSETS if set)")
 	cmd.Flags().DurationVar(&f.timeout, "timeout", time.Minute, "how long each component may take to start")
 	cmd.Flags().StringSliceVar(&f.components, "components", []string{"all"},
-		"optional components to run besides etcd and kube-apiserver: controller-manager, scheduler, nodes; "+
+		"optional components to run besides etcd and kube-apiserver: controller-manager, scheduler, nodes, aggregated-api; "+
 			"'all', or 'none' for plain envtest (apiserver only)")
 	cmd.Flags().IntVar(&f.nodes, "nodes", 3, "how many simulated nodes to run")
 	cmd.Flags().BoolVar(&f.noSamples, "no-samples", false, "do not install the sample CRDs nor run the sample operators")
@@ -151,7 +154,9 @@ func runUp(ctx context.Context, out io.Writer, f *upFlags) error {
 	}
 	started := time.Now()
 	progress := func(phase string) { fmt.Fprintf(out, "%6.2fs  %s\n", time.Since(started).Seconds(), phase) }
+	requests := &timeline.Relay{} // the aggregated API server's requests, once the printer exists
 	l, err := lab.Start(ctx, lab.Options{
+		Requests:              requests,
 		WorkDir:               string(sd),
 		DataDir:               f.dataDir,
 		Port:                  f.port,
@@ -185,6 +190,9 @@ func runUp(ctx context.Context, out io.Writer, f *upFlags) error {
 		ReadyAt:    time.Now(),
 	}
 	printer := timeline.NewPrinter(out)
+	if os.Getenv(detachedEnv) == "" {
+		requests.Set(printer)
+	}
 	if !f.noSamples {
 		opts := controllers.Options{Logger: f.logger()}
 		if os.Getenv(detachedEnv) == "" {

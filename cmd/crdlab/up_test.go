@@ -133,10 +133,20 @@ func TestUpDetachedServesKubectlAndDownStopsAll(t *testing.T) {
 	c.kubectl("", "delete", "rediscluster", "cache", "--timeout=60s")
 	c.kubectl("", "wait", "--for=delete", "statefulset/cache", "redisbackup/cache-nightly", "--timeout=60s")
 
+	// The aggregated API server: kubectl top through the aggregator, and
+	// the lab's own group.
+	c.kubectl("", "wait", "--for=condition=Available", "apiservice/v1beta1.metrics.k8s.io", "apiservice/v1alpha1.lab.crdlab.dev", "--timeout=60s")
+	if out := c.kubectl("", "top", "nodes"); strings.Count(out, "lab-node-") != 3 {
+		t.Errorf("kubectl top nodes:\n%s", out)
+	}
+	if out := c.kubectl("", "get", "--raw", "/apis/lab.crdlab.dev/v1alpha1/summaries/lab"); !strings.Contains(out, `"nodes":3`) {
+		t.Errorf("the lab summary:\n%s", out)
+	}
+
 	// Every built-in scenario passes against 'crdlab up -d', and so does a
 	// user's own file.
-	if out, code := c.run("scenario", "run", "--all"); code != 0 || strings.Count(out, "\nPASS ") != 11 {
-		t.Errorf("scenario run --all: exit %d, want 11 PASS:\n%s", code, out)
+	if out, code := c.run("scenario", "run", "--all"); code != 0 || strings.Count(out, "\nPASS ") != 13 {
+		t.Errorf("scenario run --all: exit %d, want 13 PASS:\n%s", code, out)
 	} else if !strings.Contains(out, "running against the lab of 'crdlab up'") {
 		t.Errorf("scenario run --all did not use the running lab:\n%s", out)
 	}

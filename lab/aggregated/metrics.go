@@ -39,18 +39,18 @@ var (
 	_ rest.SingularNameProvider = &nodeMetrics{}
 )
 
-func (s *nodeMetrics) New() runtime.Object          { return &metrics.NodeMetrics{} }
-func (s *nodeMetrics) Destroy()                     {}
-func (s *nodeMetrics) NewList() runtime.Object      { return &metrics.NodeMetricsList{} }
-func (s *nodeMetrics) NamespaceScoped() bool        { return false }
-func (s *nodeMetrics) Kind() string                 { return "NodeMetrics" }
-func (s *nodeMetrics) GetSingularName() string      { return "node" }
-func (s *podMetrics) GetSingularName() string       { return "pod" }
-func (s *podMetrics) New() runtime.Object           { return &metrics.PodMetrics{} }
-func (s *podMetrics) Destroy()                      {}
-func (s *podMetrics) NewList() runtime.Object       { return &metrics.PodMetricsList{} }
-func (s *podMetrics) NamespaceScoped() bool         { return true }
-func (s *podMetrics) Kind() string                  { return "PodMetrics" }
+func (s *nodeMetrics) New() runtime.Object           { return &metrics.NodeMetrics{} }
+func (s *nodeMetrics) Destroy()                      {}
+func (s *nodeMetrics) NewList() runtime.Object       { return &metrics.NodeMetricsList{} }
+func (s *nodeMetrics) NamespaceScoped() bool         { return false }
+func (s *nodeMetrics) Kind() string                  { return "NodeMetrics" }
+func (s *nodeMetrics) GetSingularName() string       { return "node" }
+func (s *podMetrics) GetSingularName() string        { return "pod" }
+func (s *podMetrics) New() runtime.Object            { return &metrics.PodMetrics{} }
+func (s *podMetrics) Destroy()                       {}
+func (s *podMetrics) NewList() runtime.Object        { return &metrics.PodMetricsList{} }
+func (s *podMetrics) NamespaceScoped() bool          { return true }
+func (s *podMetrics) Kind() string                   { return "PodMetrics" }
 func (s *nodeMetrics) nodeReady(n *corev1.Node) bool { return ready(n) }
 
 func ready(n *corev1.Node) bool {

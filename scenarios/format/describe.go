@@ -51,6 +51,8 @@ func (st *Step) Describe() string {
 			what = fmt.Sprintf("scale %s to %d", RefWhat(&e.Scale.ObjectRef), e.Scale.Replicas)
 		case e.Delete != nil:
 			what = "delete " + RefWhat(&e.Delete.ObjectRef)
+		case e.Get != nil:
+			what = "get " + RefWhat(e.Get)
 		}
 		return what + " is refused"
 	case "lab":

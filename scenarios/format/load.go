@@ -355,6 +355,7 @@ const (
 	NeedsScheduler         = "scheduler"
 	NeedsNodes             = "nodes"
 	NeedsOperators         = "operators"
+	NeedsAggregatedAPI     = "aggregated-api"
 )
 
 // check finds what the YAML decoder cannot: missing and conflicting
@@ -382,9 +383,9 @@ func (s *Scenario) check(root *yaml.Node) []Problem {
 	}
 	for _, r := range s.Spec.Requires {
 		switch r {
-		case NeedsControllerManager, NeedsScheduler, NeedsNodes, NeedsOperators:
+		case NeedsControllerManager, NeedsScheduler, NeedsNodes, NeedsOperators, NeedsAggregatedAPI:
 		default:
-			add(lineAt(root, "spec", "requires"), "spec.requires: unknown %q (known: controller-manager, scheduler, nodes, operators)", r)
+			add(lineAt(root, "spec", "requires"), "spec.requires: unknown %q (known: controller-manager, scheduler, nodes, operators, aggregated-api)", r)
 		}
 	}
 	if len(s.Spec.Steps) == 0 && node(root, "spec", "steps") == nil {
@@ -584,8 +585,12 @@ func (e *ExpectError) check(readFile func(string) ([]byte, error)) []string {
 		writes++
 		out = append(out, prefixed("expectError", e.Delete.check())...)
 	}
+	if e.Get != nil {
+		writes++
+		out = append(out, prefixed("expectError.get", e.Get.check(false))...)
+	}
 	if writes != 1 {
-		out = append(out, "expectError: give exactly one write: apply, patch, scale or delete")
+		out = append(out, "expectError: give exactly one of apply, patch, scale, delete (writes) and get (a read)")
 	}
 	if e.Code != 0 && (e.Code < 400 || e.Code > 599) {
 		out = append(out, fmt.Sprintf("expectError.code %d: want an HTTP error status, 400-599", e.Code))

@@ -45,7 +45,7 @@ type Spec struct {
 	Title       string   `json:"title" yaml:"title" doc:"One line: what the user will see."`
 	Concept     string   `json:"concept,omitempty" yaml:"concept,omitempty" doc:"The concept of the seed text the scenario shows (for example: 控制器 / reconcile loop)."`
 	Explanation string   `json:"explanation,omitempty" yaml:"explanation,omitempty" doc:"Printed at the end: what happened and why."`
-	Requires    []string `json:"requires,omitempty" yaml:"requires,omitempty" doc:"What the cluster must run: controller-manager, scheduler, nodes, operators. Checked against a lab; against another cluster, lab actions are skipped with a note." enum:"controller-manager,scheduler,nodes,operators"`
+	Requires    []string `json:"requires,omitempty" yaml:"requires,omitempty" doc:"What the cluster must run: controller-manager, scheduler, nodes, operators, aggregated-api. Checked against a lab; against another cluster, lab actions are skipped with a note." enum:"controller-manager,scheduler,nodes,operators,aggregated-api"`
 	Timeout     Duration `json:"timeout,omitempty" yaml:"timeout,omitempty" doc:"Default timeout of expect steps (a Go duration: 30s, 1m30s). Default 30s."`
 	Steps       []Step   `json:"steps" yaml:"steps" doc:"The steps, run in order; the first failure ends the scenario."`
 }
@@ -112,19 +112,20 @@ type Expect struct {
 	Absent   bool           `json:"absent,omitempty" yaml:"absent,omitempty" doc:"With resource: wait until no object matches (deleted)."`
 }
 
-// ExpectError is a write that must be refused.
+// ExpectError is a write (or a read) that must be refused.
 type ExpectError struct {
-	Apply   *Apply  `json:"apply,omitempty" yaml:"apply,omitempty" doc:"The write: an apply."`
-	Patch   *Patch  `json:"patch,omitempty" yaml:"patch,omitempty" doc:"The write: a patch."`
-	Scale   *Scale  `json:"scale,omitempty" yaml:"scale,omitempty" doc:"The write: a scale."`
-	Delete  *Delete `json:"delete,omitempty" yaml:"delete,omitempty" doc:"The write: a delete."`
-	Code    int     `json:"code,omitempty" yaml:"code,omitempty" doc:"The HTTP status code the apiserver must answer (422 Invalid, 403 Forbidden, 404 NotFound, 409 Conflict). Omitted: any refusal."`
-	Message string  `json:"message,omitempty" yaml:"message,omitempty" doc:"Text the error message must contain."`
+	Apply   *Apply     `json:"apply,omitempty" yaml:"apply,omitempty" doc:"The write: an apply."`
+	Patch   *Patch     `json:"patch,omitempty" yaml:"patch,omitempty" doc:"The write: a patch."`
+	Scale   *Scale     `json:"scale,omitempty" yaml:"scale,omitempty" doc:"The write: a scale."`
+	Delete  *Delete    `json:"delete,omitempty" yaml:"delete,omitempty" doc:"The write: a delete."`
+	Get     *ObjectRef `json:"get,omitempty" yaml:"get,omitempty" doc:"Or a read that must fail: get the object named, or list those selected (for example from an aggregated API that is down: 503)."`
+	Code    int        `json:"code,omitempty" yaml:"code,omitempty" doc:"The HTTP status code the apiserver must answer (422 Invalid, 403 Forbidden, 404 NotFound, 409 Conflict). Omitted: any refusal."`
+	Message string     `json:"message,omitempty" yaml:"message,omitempty" doc:"Text the error message must contain."`
 }
 
 // LabAction acts on the lab: exactly one field is set.
 type LabAction struct {
-	StopController  string `json:"stopController,omitempty" yaml:"stopController,omitempty" doc:"Stop a controller: controller-manager, scheduler, or an operator running in crdlab (webapp-operator, redis-operator, redis-backup-operator)."`
+	StopController  string `json:"stopController,omitempty" yaml:"stopController,omitempty" doc:"Stop a controller: controller-manager, scheduler, aggregated-api (the lab's aggregated API server), or an operator running in crdlab (webapp-operator, redis-operator, redis-backup-operator)."`
 	StartController string `json:"startController,omitempty" yaml:"startController,omitempty" doc:"Start a stopped controller again."`
 	StopNode        string `json:"stopNode,omitempty" yaml:"stopNode,omitempty" doc:"Stop a simulated node, as if its machine died (lab-node-1, lab-node-2, lab-node-3)."`
 	StartNode       string `json:"startNode,omitempty" yaml:"startNode,omitempty" doc:"Start a stopped simulated node."`

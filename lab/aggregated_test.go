@@ -1,0 +1,110 @@
+package lab_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	metricsclient "k8s.io/metrics/pkg/client/clientset/versioned"
+	"k8s.io/utils/ptr"
+
+	"github.com/crdlab/crdlab/lab"
+	"github.com/crdlab/crdlab/lab/aggregated"
+)
+
+var _ = Describe("the aggregated API server", func() {
+	var mc *metricsclient.Clientset
+	BeforeEach(func() {
+		var err error
+		mc, err = metricsclient.NewForConfig(shared.RESTConfig())
+		Expect(err).NotTo(HaveOccurred())
+	})
+
+	available := func(ctx context.Context, status string) {
+		GinkgoHelper()
+		dyn := dynamic.NewForConfigOrDie(shared.RESTConfig())
+		gvr := schema.GroupVersionResource{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"}
+		Eventually(func(g Gomega) {
+			for name := range lab.APIServices {
+				u, err := dyn.Resource(gvr).Get(ctx, name, metav1.GetOptions{})
+				g.Expect(err).NotTo(HaveOccurred())
+				conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+				g.Expect(conds).To(ContainElement(And(HaveKeyWithValue("type", "Available"), HaveKeyWithValue("status", status))), name)
+			}
+		}).WithContext(ctx).WithTimeout(60 * time.Second).Should(Succeed())
+	}
+
+	It("is reached through the aggregator: NodeMetrics, PodMetrics from the usage model, and the lab summary", func(ctx context.Context) {
+		available(ctx, "True")
+		nodes, err := mc.MetricsV1beta1().NodeMetricses().List(ctx, metav1.ListOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(nodes.Items).To(HaveLen(len(shared.NodeNames())))
+
+		By("a Deployment annotated with a CPU use: its Pods use that")
+		c := shared.Client()
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "metrics-"}}
+		Expect(c.Create(ctx, ns)).To(Succeed())
+		labels := map[string]string{"app": "busy"}
+		d := &appsv1.Deployment{
+			ObjectMeta: metav1.ObjectMeta{Name: "busy", Namespace: ns.Name, Annotations: map[string]string{aggregated.AnnotationCPU: "300m"}},
+			Spec: appsv1.DeploymentSpec{
+				Replicas: ptr.To(int32(2)),
+				Selector: &metav1.LabelSelector{MatchLabels: labels},
+				Template: corev1.PodTemplateSpec{
+					ObjectMeta: metav1.ObjectMeta{Labels: labels},
+					Spec: corev1.PodSpec{Containers: []corev1.Container{
+						{Name: "a", Image: "nginx"}, {Name: "b", Image: "nginx"}}},
+				},
+			},
+		}
+		Expect(c.Create(ctx, d)).To(Succeed())
+		Eventually(func(g Gomega) {
+			pods, err := mc.MetricsV1beta1().PodMetricses(ns.Name).List(ctx, metav1.ListOptions{LabelSelector: "app=busy"})
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(pods.Items).To(HaveLen(2))
+			for _, p := range pods.Items {
+				g.Expect(p.Containers).To(HaveLen(2))
+				total := p.Containers[0].Usage.Cpu().DeepCopy()
+				total.Add(*p.Containers[1].Usage.Cpu())
+				g.Expect(total.Cmp(resource.MustParse("300m"))).To(Equal(0), "%s uses %s", p.Name, total.String())
+			}
+		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
+
+		By("the lab summary, in a group of its own")
+		dyn := dynamic.NewForConfigOrDie(shared.RESTConfig())
+		sum, err := dyn.Resource(aggregated.SummaryGroupVersion.WithResource("summaries")).Get(ctx, aggregated.SummaryName, metav1.GetOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(sum.Object).To(HaveKeyWithValue("nodes", BeNumerically("==", len(shared.NodeNames()))))
+		Expect(sum.Object).To(HaveKeyWithValue("runningPods", BeNumerically(">=", 2)))
+	})
+
+	It("turns unavailable when stopped, requests failing with 503, and recovers when started", func(ctx context.Context) {
+		available(ctx, "True")
+		Expect(shared.StopController(lab.AggregatedAPI)).To(Succeed())
+		DeferCleanup(func(ctx context.Context) { Expect(shared.StartController(ctx, lab.AggregatedAPI)).To(Succeed()) })
+		available(ctx, "False")
+		_, err := mc.MetricsV1beta1().NodeMetricses().List(ctx, metav1.ListOptions{})
+		Expect(apierrors.IsServiceUnavailable(err)).To(BeTrue(), "got %v", err)
+		var status apierrors.APIStatus
+		Expect(errors.As(err, &status)).To(BeTrue())
+		Expect(status.Status().Code).To(Equal(int32(http.StatusServiceUnavailable)))
+
+		Expect(shared.StartController(ctx, lab.AggregatedAPI)).To(Succeed())
+		available(ctx, "True")
+		Eventually(func() error {
+			_, err := mc.MetricsV1beta1().NodeMetricses().List(ctx, metav1.ListOptions{})
+			return err
+		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
+	})
+})
