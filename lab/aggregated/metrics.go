@@ -39,19 +39,18 @@ var (
 	_ rest.SingularNameProvider = &nodeMetrics{}
 )
 
-func (s *nodeMetrics) New() runtime.Object           { return &metrics.NodeMetrics{} }
-func (s *nodeMetrics) Destroy()                      {}
-func (s *nodeMetrics) NewList() runtime.Object       { return &metrics.NodeMetricsList{} }
-func (s *nodeMetrics) NamespaceScoped() bool         { return false }
-func (s *nodeMetrics) Kind() string                  { return "NodeMetrics" }
-func (s *nodeMetrics) GetSingularName() string       { return "node" }
-func (s *podMetrics) GetSingularName() string        { return "pod" }
-func (s *podMetrics) New() runtime.Object            { return &metrics.PodMetrics{} }
-func (s *podMetrics) Destroy()                       {}
-func (s *podMetrics) NewList() runtime.Object        { return &metrics.PodMetricsList{} }
-func (s *podMetrics) NamespaceScoped() bool          { return true }
-func (s *podMetrics) Kind() string                   { return "PodMetrics" }
-func (s *nodeMetrics) nodeReady(n *corev1.Node) bool { return ready(n) }
+func (s *nodeMetrics) New() runtime.Object     { return &metrics.NodeMetrics{} }
+func (s *nodeMetrics) Destroy()                {}
+func (s *nodeMetrics) NewList() runtime.Object { return &metrics.NodeMetricsList{} }
+func (s *nodeMetrics) NamespaceScoped() bool   { return false }
+func (s *nodeMetrics) Kind() string            { return "NodeMetrics" }
+func (s *nodeMetrics) GetSingularName() string { return "node" }
+func (s *podMetrics) GetSingularName() string  { return "pod" }
+func (s *podMetrics) New() runtime.Object      { return &metrics.PodMetrics{} }
+func (s *podMetrics) Destroy()                 {}
+func (s *podMetrics) NewList() runtime.Object  { return &metrics.PodMetricsList{} }
+func (s *podMetrics) NamespaceScoped() bool    { return true }
+func (s *podMetrics) Kind() string             { return "PodMetrics" }
 
 func ready(n *corev1.Node) bool {
 	for _, c := range n.Status.Conditions {
@@ -67,7 +66,11 @@ func (s *nodeMetrics) Get(_ context.Context, name string, _ *metav1.GetOptions) 
 	if err != nil {
 		return nil, err
 	}
-	m, ok := s.metricsOf(n)
+	pods, err := s.pods.List(labels.Everything())
+	if err != nil {
+		return nil, err
+	}
+	m, ok := s.metricsOf(n, pods)
 	if !ok {
 		return nil, errors.NewNotFound(metrics.Resource("nodes"), name)
 	}
@@ -83,26 +86,30 @@ func (s *nodeMetrics) List(_ context.Context, opts *metainternalversion.ListOpti
 	if err != nil {
 		return nil, err
 	}
+	pods, err := s.pods.List(labels.Everything())
+	if err != nil {
+		return nil, err
+	}
 	list := &metrics.NodeMetricsList{}
 	for _, n := range nodes {
 		if opts != nil && opts.FieldSelector != nil && !opts.FieldSelector.Matches(fieldsOf(&n.ObjectMeta)) {
 			continue
 		}
-		if m, ok := s.metricsOf(n); ok {
+		if m, ok := s.metricsOf(n, pods); ok {
 			list.Items = append(list.Items, *m)
 		}
 	}
 	return list, nil
 }
 
-// metricsOf computes a node's use: its own baseline plus its Running Pods'.
-// A node that is not Ready has no metrics, as a dead kubelet reports none.
-func (s *nodeMetrics) metricsOf(n *corev1.Node) (*metrics.NodeMetrics, bool) {
-	if !s.nodeReady(n) {
+// metricsOf computes a node's use: its own baseline plus its Running Pods'
+// (of pods, every Pod of the lab). A node that is not Ready has no
+// metrics, as a dead kubelet reports none.
+func (s *nodeMetrics) metricsOf(n *corev1.Node, pods []*corev1.Pod) (*metrics.NodeMetrics, bool) {
+	if !ready(n) {
 		return nil, false
 	}
 	cpu, mem := NodeCPU.DeepCopy(), NodeMemory.DeepCopy()
-	pods, _ := s.pods.List(labels.Everything())
 	for _, p := range pods {
 		if p.Spec.NodeName != n.Name || p.Status.Phase != corev1.PodRunning {
 			continue
