@@ -143,17 +143,12 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 	if err := l.startWorkloadComponents(ctx); err != nil {
 		return nil, err
 	}
-	if opts.runs(AggregatedAPI) {
-		if err := l.startAggregated(ctx); err != nil {
-			return nil, err
-		}
-		opts.Progress("aggregated API server ready: metrics.k8s.io, lab.crdlab.dev")
-	}
 	return l, nil
 }
 
-// startWorkloadComponents starts kube-controller-manager, kube-scheduler and
-// the simulated nodes, as the options ask, in parallel.
+// startWorkloadComponents starts kube-controller-manager, kube-scheduler,
+// the simulated nodes and the aggregated API server, as the options ask, in
+// parallel.
 func (l *Lab) startWorkloadComponents(ctx context.Context) error {
 	g, gctx := errgroup.WithContext(ctx)
 	if l.opts.runs(ControllerManager) || l.opts.runs(Scheduler) {
@@ -173,6 +168,15 @@ func (l *Lab) startWorkloadComponents(ctx context.Context) error {
 			}
 			l.kubelet = k
 			l.opts.Progress(fmt.Sprintf("%d simulated nodes ready", len(k.NodeNames())))
+			return nil
+		})
+	}
+	if l.opts.runs(AggregatedAPI) {
+		g.Go(func() error {
+			if err := l.startAggregated(gctx); err != nil {
+				return err
+			}
+			l.opts.Progress("aggregated API server ready: metrics.k8s.io, lab.crdlab.dev")
 			return nil
 		})
 	}
