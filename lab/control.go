@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/crdlab/crdlab/lab/kubelet"
+	"github.com/crdlab/crdlab/lab/timeline"
 )
 
 // The control socket lets other crdlab commands act on a lab running in
@@ -32,7 +33,10 @@ type NodeState struct {
 }
 
 // ServeControl serves the control socket of l in sd until ctx is done.
-func ServeControl(ctx context.Context, l *Lab, sd StateDir) error {
+// events, if not nil, is streamed to clients of GET /events: what only the
+// lab's process sees (its operators' reconcile passes, the requests its
+// aggregated API server answers).
+func ServeControl(ctx context.Context, l *Lab, sd StateDir, events *timeline.Broadcast) error {
 	path := sd.ControlSocket()
 	_ = os.Remove(path) // left by a lab that was killed; the state dir lock is ours
 	ln, err := net.Listen("unix", path)
@@ -91,6 +95,36 @@ func ServeControl(ctx context.Context, l *Lab, sd StateDir) error {
 			http.Error(w, err.Error(), http.StatusNotFound)
 		case err != nil:
 			http.Error(w, err.Error(), http.StatusConflict)
+		}
+	})
+	mux.HandleFunc("GET /events", func(w http.ResponseWriter, r *http.Request) {
+		if events == nil {
+			http.Error(w, "this lab streams no events", http.StatusNotFound)
+			return
+		}
+		ch, cancel := events.Subscribe()
+		defer cancel()
+		w.Header().Set("Content-Type", "application/x-ndjson")
+		w.WriteHeader(http.StatusOK)
+		flusher, _ := w.(http.Flusher)
+		if flusher != nil {
+			flusher.Flush()
+		}
+		enc := json.NewEncoder(w)
+		for {
+			select {
+			case <-r.Context().Done():
+				return
+			case <-ctx.Done():
+				return
+			case e := <-ch:
+				if enc.Encode(e) != nil {
+					return
+				}
+				if flusher != nil {
+					flusher.Flush()
+				}
+			}
 		}
 	})
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
@@ -171,6 +205,39 @@ func (c *Control) StopController(ctx context.Context, name string) error {
 func (c *Control) StartController(ctx context.Context, name string) error {
 	_, err := c.do(ctx, http.MethodPost, "/controllers/"+name+"/start")
 	return err
+}
+
+// Events streams the lab's own events (reconcile passes of its operators,
+// requests its aggregated API server answers) into sink until ctx is done
+// or the lab stops. ready, if not nil, is called once the stream is open.
+func (c *Control) Events(ctx context.Context, sink timeline.Sink, ready func()) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://lab/events", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return fmt.Errorf("unable to reach the lab through %s: %w", c.sd.ControlSocket(), err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(resp.Body)
+		return errors.New(strings.TrimSpace(string(body)))
+	}
+	if ready != nil {
+		ready()
+	}
+	dec := json.NewDecoder(resp.Body)
+	for {
+		var e timeline.Event
+		if err := dec.Decode(&e); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		sink.Record(e)
+	}
 }
 
 func (c *Control) do(ctx context.Context, method, path string) ([]byte, error) {

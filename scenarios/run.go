@@ -48,6 +48,12 @@ type Lab interface {
 	Nodes(ctx context.Context) ([]lab.NodeState, error)
 }
 
+// eventSource is a lab that streams the events only its process sees
+// (*lab.Control).
+type eventSource interface {
+	Events(ctx context.Context, sink timeline.Sink, ready func()) error
+}
+
 // InProcess adapts a lab of this process (with its operators attached, see
 // lab.Lab.AttachOperators) to Lab.
 func InProcess(l *lab.Lab) Lab { return inProcess{l} }
@@ -259,6 +265,18 @@ func (r *runner) run(ctx context.Context) *Result {
 		if r.target.Traces != nil {
 			r.target.Traces.Set(timeline.SinkFunc(r.record))
 			defer r.target.Traces.Set(nil)
+		}
+		if es, ok := r.target.Lab.(eventSource); ok {
+			// A lab in another process ('crdlab up') streams what only it
+			// sees: its operators' reconcile passes, its aggregated API's
+			// requests.
+			open := make(chan struct{})
+			go func() { _ = es.Events(wctx, timeline.SinkFunc(r.record), func() { close(open) }) }()
+			select {
+			case <-open:
+			case <-time.After(5 * time.Second):
+			case <-ctx.Done():
+			}
 		}
 		synced := make(chan struct{})
 		go func() {

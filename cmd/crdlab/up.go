@@ -190,14 +190,17 @@ func runUp(ctx context.Context, out io.Writer, f *upFlags) error {
 		ReadyAt:    time.Now(),
 	}
 	printer := timeline.NewPrinter(out)
+	// What only this process sees (reconcile passes, aggregated-API
+	// requests) goes to the live log, and to scenario runs of other
+	// processes through the control socket.
+	events := &timeline.Broadcast{}
+	var live timeline.Sink = events
 	if os.Getenv(detachedEnv) == "" {
-		requests.Set(printer)
+		live = timeline.Tee(printer, events)
 	}
+	requests.Set(live)
 	if !f.noSamples {
-		opts := controllers.Options{Logger: f.logger()}
-		if os.Getenv(detachedEnv) == "" {
-			opts.Trace = printer // the live log shows each reconcile pass
-		}
+		opts := controllers.Options{Logger: f.logger(), Trace: live}
 		ops, err := controllers.Start(ctx, l.RESTConfig(), opts)
 		if err != nil {
 			return err
@@ -205,7 +208,7 @@ func runUp(ctx context.Context, out io.Writer, f *upFlags) error {
 		l.AttachOperators(ops)
 		progress("sample operators running: " + strings.Join(controllers.Names(), ", "))
 	}
-	if err := lab.ServeControl(ctx, l, sd); err != nil {
+	if err := lab.ServeControl(ctx, l, sd, events); err != nil {
 		return err
 	}
 	if err := sd.WriteStatus(st, l.Kubeconfig()); err != nil {

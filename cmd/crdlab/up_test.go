@@ -149,6 +149,8 @@ func TestUpDetachedServesKubectlAndDownStopsAll(t *testing.T) {
 		t.Errorf("scenario run --all: exit %d, want 13 PASS:\n%s", code, out)
 	} else if !strings.Contains(out, "running against the lab of 'crdlab up'") {
 		t.Errorf("scenario run --all did not use the running lab:\n%s", out)
+	} else if !strings.Contains(out, "RECONCILE  webapp/shop") || !strings.Contains(out, "LIST    nodemetrics/*") {
+		t.Errorf("scenario run --all against 'crdlab up' lacks the lab's reconcile passes or aggregated-API requests:\n%s", out)
 	}
 	if out, code := c.run("scenario", "run", "../../docs/scenarios/configmap-env.yaml"); code != 0 {
 		t.Errorf("scenario run of a user's file: exit %d:\n%s", code, out)

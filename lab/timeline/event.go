@@ -108,3 +108,52 @@ func (r *Relay) Record(e Event) {
 		s.Record(e)
 	}
 }
+
+// Tee records each event into every sink (nil sinks are skipped).
+func Tee(sinks ...Sink) Sink {
+	return SinkFunc(func(e Event) {
+		for _, s := range sinks {
+			if s != nil {
+				s.Record(e)
+			}
+		}
+	})
+}
+
+// Broadcast hands each event to every current subscriber: a lab's reconcile
+// passes and aggregated-API requests, to the scenario runs of other
+// processes (through the control socket). A subscriber that does not keep
+// up loses events rather than slowing the lab down.
+type Broadcast struct {
+	mu   sync.Mutex
+	subs map[chan Event]struct{}
+}
+
+// Record sends e to every subscriber.
+func (b *Broadcast) Record(e Event) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for ch := range b.subs {
+		select {
+		case ch <- e:
+		default: // a slow subscriber loses this one
+		}
+	}
+}
+
+// Subscribe returns a channel of the events recorded from now on, and a
+// function that ends the subscription.
+func (b *Broadcast) Subscribe() (<-chan Event, func()) {
+	ch := make(chan Event, 1024)
+	b.mu.Lock()
+	if b.subs == nil {
+		b.subs = map[chan Event]struct{}{}
+	}
+	b.subs[ch] = struct{}{}
+	b.mu.Unlock()
+	return ch, func() {
+		b.mu.Lock()
+		delete(b.subs, ch)
+		b.mu.Unlock()
+	}
+}
