@@ -241,14 +241,14 @@ func (r *runner) run(ctx context.Context) *Result {
 		return finish()
 	}
 
-	ns := &corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{
-		GenerateName: "crdlab-" + r.s.Metadata.Name + "-",
-		Labels:       map[string]string{LabLabel: r.s.Metadata.Name},
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Namespace",
+		"metadata": map[string]any{
+			"generateName": "crdlab-" + r.s.Metadata.Name + "-",
+			"labels":       map[string]any{LabLabel: r.s.Metadata.Name},
+		},
 	}}
-	u, err := toUnstructured(ns)
-	if err == nil {
-		u, err = r.dyn.Resource(corev1.SchemeGroupVersion.WithResource("namespaces")).Create(ctx, u, metav1.CreateOptions{FieldManager: FieldManager})
-	}
+	u, err := r.dyn.Resource(corev1.SchemeGroupVersion.WithResource("namespaces")).Create(ctx, u, metav1.CreateOptions{FieldManager: FieldManager})
 	if err != nil {
 		res.Status, res.Message = Failed, "unable to create the scenario's namespace: "+err.Error()
 		return finish()
@@ -817,16 +817,4 @@ func (r *runner) cleanup() {
 		bg := metav1.DeletePropagationBackground
 		_ = ri.Delete(ctx, u.GetName(), metav1.DeleteOptions{PropagationPolicy: &bg})
 	}
-}
-
-func toUnstructured(obj any) (*unstructured.Unstructured, error) {
-	data, err := json.Marshal(obj)
-	if err != nil {
-		return nil, err
-	}
-	u := &unstructured.Unstructured{}
-	if err := u.UnmarshalJSON(data); err != nil {
-		return nil, err
-	}
-	return u, nil
 }
