@@ -46,19 +46,22 @@ func (l *Lab) aggregation(args *envtest.Arguments, certDir string) error {
 	if err != nil {
 		return fmt.Errorf("unable to make the front-proxy certificates: %w", err)
 	}
-	sock := filepath.Join(l.workDir, "egress.sock")
-	if len(sock) > 100 { // a Unix socket path has at most 107 bytes
-		if sock, err = shortSocketPath(); err != nil {
-			return err
+	sock, tempDir := filepath.Join(l.workDir, "egress.sock"), ""
+	if len(sock) > maxSocketPath {
+		if tempDir, err = os.MkdirTemp("", "crdlab-egress-"); err != nil {
+			return fmt.Errorf("unable to make a folder for the egress socket: %w", err)
 		}
+		sock = filepath.Join(tempDir, "egress.sock")
 	}
 	cfgPath := filepath.Join(l.workDir, "egress-selector.yaml")
 	if err := os.WriteFile(cfgPath, []byte(fmt.Sprintf(egressConfig, sock)), 0o600); err != nil {
 		return fmt.Errorf("unable to write the egress selector configuration: %w", err)
 	}
 	if l.egress, err = startEgress(sock, l.opts.Logger); err != nil {
+		_ = os.RemoveAll(tempDir)
 		return err
 	}
+	l.egress.tempDir = tempDir
 	args.Set("requestheader-client-ca-file", fp.ca)
 	args.Set("requestheader-allowed-names", frontProxyName)
 	args.Set("requestheader-username-headers", "X-Remote-User")
@@ -68,14 +71,6 @@ func (l *Lab) aggregation(args *envtest.Arguments, certDir string) error {
 	args.Set("proxy-client-key-file", fp.key)
 	args.Set("egress-selector-config-file", cfgPath)
 	return nil
-}
-
-func shortSocketPath() (string, error) {
-	dir, err := os.MkdirTemp("", "crdlab-egress-")
-	if err != nil {
-		return "", fmt.Errorf("unable to make a folder for the egress socket: %w", err)
-	}
-	return filepath.Join(dir, "egress.sock"), nil
 }
 
 // startAggregated starts the aggregated API server and registers it: its

@@ -26,6 +26,20 @@ import (
 // ControlSocket is the path of the lab's control socket.
 func (d StateDir) ControlSocket() string { return filepath.Join(string(d), "control.sock") }
 
+// maxSocketPath is the longest path of a Unix socket (sun_path, less its
+// terminating zero).
+const maxSocketPath = 107
+
+// CheckPathLength fails when the state dir's path is too long for its
+// control socket.
+func (d StateDir) CheckPathLength() error {
+	if path := d.ControlSocket(); len(path) > maxSocketPath {
+		return fmt.Errorf("state dir %s is too long: its control socket %s would be %d bytes, a Unix socket path has at most %d",
+			d, path, len(path), maxSocketPath)
+	}
+	return nil
+}
+
 // NodeState is a simulated node and whether it runs.
 type NodeState struct {
 	Name    string `json:"name"`
@@ -37,6 +51,9 @@ type NodeState struct {
 // lab's process sees (its operators' reconcile passes, the requests its
 // aggregated API server answers).
 func ServeControl(ctx context.Context, l *Lab, sd StateDir, events *timeline.Broadcast) error {
+	if err := sd.CheckPathLength(); err != nil {
+		return err
+	}
 	path := sd.ControlSocket()
 	_ = os.Remove(path) // left by a lab that was killed; the state dir lock is ours
 	ln, err := net.Listen("unix", path)

@@ -37,8 +37,9 @@ egressSelections:
 
 // egress is the HTTP CONNECT proxy of the apiserver's cluster traffic.
 type egress struct {
-	ln  net.Listener
-	log logr.Logger
+	ln      net.Listener
+	log     logr.Logger
+	tempDir string // a folder made for the socket only, removed on close
 
 	mu     sync.Mutex
 	routes map[string]string // cluster IP:port → 127.0.0.1:port
@@ -68,8 +69,10 @@ func (e *egress) route(from, to string) {
 }
 
 func (e *egress) close() {
-	_ = e.ln.Close()
-	_ = os.Remove(e.ln.Addr().String())
+	_ = e.ln.Close() // removes the socket
+	if e.tempDir != "" {
+		_ = os.RemoveAll(e.tempDir)
+	}
 }
 
 func (e *egress) serve() {

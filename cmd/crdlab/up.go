@@ -93,6 +93,9 @@ folder to keep it in: a lab started again on it has every object it had.`,
 
 // validate checks flag values before anything starts.
 func (f *upFlags) validate() error {
+	if err := f.state().CheckPathLength(); err != nil {
+		return fmt.Errorf("--state-dir: %w", err)
+	}
 	if f.port < 0 || f.port > 65535 {
 		return fmt.Errorf("--port %d: must be between 1 and 65535", f.port)
 	}

@@ -274,6 +274,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown component", []string{"up", "--components", "kubelet"}, []string{"--components", `"kubelet"`}},
 		{"crd migrate of a custom resource", []string{"crd", "migrate", "../../fixtures/samples/user-admin.yaml"}, []string{"user-admin.yaml", "not an apiextensions.k8s.io/v1beta1 CustomResourceDefinition"}},
 		{"kubectl with nothing running", []string{"kubectl", "get", "ns"}, []string{"no lab is running", "crdlab up -d"}},
+		{"state dir too long for a socket", []string{"--state-dir", filepath.Join(os.TempDir(), strings.Repeat("s", 100)), "up", "-d"}, []string{"--state-dir", "too long", "at most 107"}},
 		{"unknown scenario", []string{"scenario", "run", "no-such"}, []string{`no scenario "no-such"`, "delete-pod"}},
 		{"scenario file missing", []string{"scenario", "run", "./missing.yaml"}, []string{"missing.yaml"}},
 		{"scenario output format", []string{"scenario", "run", "-o", "yaml", "delete-pod"}, []string{"--output", `"yaml"`}},
