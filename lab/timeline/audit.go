@@ -31,18 +31,29 @@ type auditEvent struct {
 	} `json:"objectRef"`
 }
 
-// auditLog indexes who deleted what, from an audit log it follows.
+// auditLog indexes who deleted what, from an audit log it follows. An
+// object can be deleted by several clients in turn (the garbage collector
+// asks, the kubelet confirms), so each key holds its deletions in order, and
+// each deletion the timeline reports takes the oldest one left.
 type auditLog struct {
 	mu      sync.Mutex
-	deleted map[string]string // resource/namespace/name (name "" for a collection) → actor
+	deleted map[string][]deletion // resource/namespace/name (name "" for a collection)
 }
+
+type deletion struct {
+	actor string
+	at    time.Time
+}
+
+// auditMemory is how long a deletion waits to be claimed by a watch event.
+const auditMemory = 30 * time.Second
 
 func auditKey(resource, ns, name string) string { return resource + "/" + ns + "/" + name }
 
 // followAudit reads the audit log at path from its current end as it grows,
 // until ctx is done.
 func followAudit(ctx context.Context, path string) *auditLog {
-	a := &auditLog{deleted: map[string]string{}}
+	a := &auditLog{deleted: map[string][]deletion{}}
 	go func() {
 		var f *os.File
 		for f == nil { // the apiserver may not have created it yet
@@ -86,20 +97,28 @@ func (a *auditLog) add(line []byte) {
 		return
 	}
 	ref := ev.ObjectRef
+	key := auditKey(ref.Resource, ref.Namespace, ref.Name)
 	a.mu.Lock()
-	a.deleted[auditKey(ref.Resource, ref.Namespace, ref.Name)] = auditActor(ev.User.Username, ev.UserAgent)
-	a.mu.Unlock()
+	defer a.mu.Unlock()
+	if len(a.deleted) > 10000 { // deletions nobody looked up (a kubelet's confirmations): forget the old ones
+		for k := range a.deleted {
+			a.claim(k, false)
+		}
+	}
+	a.deleted[key] = append(a.deleted[key], deletion{actor: auditActor(ev.User.Username, ev.UserAgent), at: time.Now()})
 }
 
-// who returns who deleted the object, waiting up to wait for the audit log
-// to say (the watch can be faster than the log); "" if it does not.
+// who returns who deleted the object (the oldest deletion of it not yet
+// claimed, or else a deletion of its whole collection), waiting up to wait
+// for the audit log to say (the watch can be faster than the log); "" if it
+// does not.
 func (a *auditLog) who(resource, ns, name string, wait time.Duration) string {
 	deadline := time.Now().Add(wait)
 	for {
 		a.mu.Lock()
-		actor, ok := a.deleted[auditKey(resource, ns, name)]
+		actor, ok := a.claim(auditKey(resource, ns, name), true)
 		if !ok {
-			actor, ok = a.deleted[auditKey(resource, ns, "")]
+			actor, ok = a.claim(auditKey(resource, ns, ""), false)
 		}
 		a.mu.Unlock()
 		if ok || time.Now().After(deadline) {
@@ -107,6 +126,29 @@ func (a *auditLog) who(resource, ns, name string, wait time.Duration) string {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// claim returns the oldest recent deletion of key, removing it if take (a
+// collection's deletion stands for each of its objects).
+func (a *auditLog) claim(key string, take bool) (string, bool) {
+	list := a.deleted[key]
+	for len(list) > 0 && time.Since(list[0].at) > auditMemory {
+		list = list[1:] // nobody claimed it
+	}
+	if len(list) == 0 {
+		delete(a.deleted, key)
+		return "", false
+	}
+	actor := list[0].actor
+	if take {
+		list = list[1:]
+	}
+	if len(list) == 0 {
+		delete(a.deleted, key)
+	} else {
+		a.deleted[key] = list
+	}
+	return actor, true
 }
 
 // RequestActor names the client of a request (its user and user agent) in

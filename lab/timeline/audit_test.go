@@ -53,4 +53,17 @@ func TestFollowAudit(t *testing.T) {
 	if got := a.who("pods", "a", "p", 50*time.Millisecond); got != "" {
 		t.Errorf("a deletion from before it started: %q", got)
 	}
+
+	// The garbage collector asks, the kubelet confirms: the graceful
+	// deletion is the collector's, whichever the timeline looks up last.
+	for _, user := range [][2]string{{"system:serviceaccount:kube-system:generic-garbage-collector", "kube-controller-manager"}, {"admin", "crdlab-kubelet"}} {
+		_, _ = f.WriteString(`{"stage":"ResponseComplete","verb":"delete","user":{"username":"` + user[0] + `"},"userAgent":"` + user[1] + `","objectRef":{"resource":"pods","namespace":"a","name":"q"}}` + "\n")
+	}
+	time.Sleep(100 * time.Millisecond)
+	if got := a.who("pods", "a", "q", 2*time.Second); got != "garbage collector" {
+		t.Errorf("first deleter of pods/a/q: %q", got)
+	}
+	if got := a.who("pods", "a", "q", 2*time.Second); got != "kubelet (simulated)" {
+		t.Errorf("second deleter of pods/a/q: %q", got)
+	}
 }
