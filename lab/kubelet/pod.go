@@ -89,6 +89,12 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (time.Duration, error
 		crash(status, now)
 		return k.writeStatus(ctx, pod, status, crashLoopEvery)
 	}
+	if behavior != BehaviorNeverReady && !podReady(pod) && pod.Status.Phase == corev1.PodRunning {
+		// Someone else marked the Pod not ready (the node lifecycle
+		// controller does, for every Pod of a node it sees NotReady): as a
+		// kubelet's status manager does, report what the node knows again.
+		return k.writeStatus(ctx, pod, readyAgain(pod, now), 0)
+	}
 	if pod.Spec.RestartPolicy == corev1.RestartPolicyAlways {
 		return 0, nil // runs until deleted
 	}
@@ -105,6 +111,32 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (time.Duration, error
 		exitCode, phase = 1, corev1.PodFailed
 	}
 	return k.writeStatus(ctx, pod, finishedStatus(pod, now, phase, exitCode), 0)
+}
+
+// podReady reports whether the Pod's Ready condition is True.
+func podReady(pod *corev1.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// readyAgain is the Pod's status with its containers and itself ready.
+func readyAgain(pod *corev1.Pod, now time.Time) *corev1.PodStatus {
+	status := pod.Status.DeepCopy()
+	t := metav1.NewTime(now)
+	for i := range status.Conditions {
+		c := &status.Conditions[i]
+		if (c.Type == corev1.PodReady || c.Type == corev1.ContainersReady) && c.Status != corev1.ConditionTrue {
+			c.Status, c.Reason, c.Message, c.LastTransitionTime = corev1.ConditionTrue, "", "", t
+		}
+	}
+	for i := range status.ContainerStatuses {
+		status.ContainerStatuses[i].Ready = true
+	}
+	return status
 }
 
 // nextLook says when a Pod just started needs attention again.
