@@ -17,11 +17,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/crdlab/crdlab/controllers"
 	"github.com/crdlab/crdlab/controllers/redis"
 	"github.com/crdlab/crdlab/controllers/webapp"
-	"github.com/crdlab/crdlab/fixtures"
-	"github.com/crdlab/crdlab/lab"
+	"github.com/crdlab/crdlab/lab/full"
 	"github.com/crdlab/crdlab/lab/timeline"
 )
 
@@ -172,27 +170,17 @@ func BenchmarkRedisClusters(b *testing.B) {
 
 // benchLab starts a full lab with the sample CRDs and operators, counting
 // the operators' reconcile passes.
-func benchLab(ctx context.Context, b *testing.B) (*lab.Lab, *atomic.Int64) {
+func benchLab(ctx context.Context, b *testing.B) (*full.Lab, *atomic.Int64) {
 	ctrllog.SetLogger(logr.Discard())
-	crds, err := fixtures.CRDs()
-	if err != nil {
-		b.Fatal(err)
-	}
-	l, err := lab.Start(ctx, lab.Options{CRDs: crds, Scheme: controllers.Scheme()})
-	if err != nil {
-		b.Fatal(err)
-	}
 	passes := &atomic.Int64{}
-	opCtx, stop := context.WithCancel(ctx)
-	b.Cleanup(stop)
-	if _, err := controllers.Start(opCtx, l.RESTConfig(), controllers.Options{
+	l, err := full.Start(ctx, full.Options{
 		Trace: timeline.SinkFunc(func(e timeline.Event) {
 			if e.Kind == "RedisCluster" || e.Kind == "WebApp" {
 				passes.Add(1)
 			}
 		}),
-	}); err != nil {
-		l.Stop()
+	})
+	if err != nil {
 		b.Fatal(err)
 	}
 	return l, passes

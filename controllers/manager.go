@@ -216,5 +216,5 @@ func find(name string) (operator, error) {
 	return operator{}, fmt.Errorf("%w %q (operators: %s)", ErrUnknownOperator, name, strings.Join(Names(), ", "))
 }
 
-// Names are the names of the operators (for lab.Switch).
+// Names are the names of the operators as components of a lab (lab.Operators).
 func (o *Operators) Names() []string { return Names() }

@@ -8,9 +8,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/crdlab/crdlab/controllers"
-	"github.com/crdlab/crdlab/fixtures"
 	"github.com/crdlab/crdlab/lab"
+	"github.com/crdlab/crdlab/lab/full"
 	"github.com/crdlab/crdlab/lab/timeline"
 )
 
@@ -24,21 +23,13 @@ var traces = &traceLog{}
 
 // shared is the lab of the suite: booted once, with the sample CRDs
 // installed and the sample operators running in this process.
-var shared *lab.Lab
+var shared *full.Lab
 
 var _ = BeforeSuite(func(ctx context.Context) {
-	crds, err := fixtures.CRDs()
+	var err error
+	shared, err = full.Start(ctx, full.Options{Lab: lab.Options{Logger: GinkgoLogr}, Trace: traces})
 	Expect(err).NotTo(HaveOccurred())
-	shared, err = lab.Start(ctx, lab.Options{CRDs: crds, Scheme: controllers.Scheme(), Logger: GinkgoLogr})
-	Expect(err).NotTo(HaveOccurred())
-	opCtx, stop := context.WithCancel(context.Background())
-	ops, err := controllers.Start(opCtx, shared.RESTConfig(), controllers.Options{Logger: GinkgoLogr, Trace: traces})
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(func() {
-		stop()
-		Expect(ops.Wait()).To(Succeed())
-		Expect(shared.Stop()).To(Succeed())
-	})
+	DeferCleanup(func() { Expect(shared.Stop()).To(Succeed()) })
 }, NodeTimeout(180e9))
 
 // traceLog is a timeline.Sink that keeps what it receives.

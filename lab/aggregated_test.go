@@ -36,7 +36,7 @@ var _ = Describe("the aggregated API server", func() {
 		dyn := dynamic.NewForConfigOrDie(shared.RESTConfig())
 		gvr := schema.GroupVersionResource{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"}
 		Eventually(func(g Gomega) {
-			for name := range lab.APIServices {
+			for name := range aggregated.APIServices {
 				u, err := dyn.Resource(gvr).Get(ctx, name, metav1.GetOptions{})
 				g.Expect(err).NotTo(HaveOccurred())
 				conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
@@ -49,7 +49,7 @@ var _ = Describe("the aggregated API server", func() {
 		available(ctx, "True")
 		nodes, err := mc.MetricsV1beta1().NodeMetricses().List(ctx, metav1.ListOptions{})
 		Expect(err).NotTo(HaveOccurred())
-		Expect(nodes.Items).To(HaveLen(len(shared.NodeNames())))
+		Expect(nodes.Items).To(HaveLen(len(shared.Nodes())))
 
 		By("a Deployment annotated with a CPU use: its Pods use that")
 		c := shared.Client()
@@ -85,14 +85,14 @@ var _ = Describe("the aggregated API server", func() {
 		dyn := dynamic.NewForConfigOrDie(shared.RESTConfig())
 		sum, err := dyn.Resource(aggregated.SummaryGroupVersion.WithResource("summaries")).Get(ctx, aggregated.SummaryName, metav1.GetOptions{})
 		Expect(err).NotTo(HaveOccurred())
-		Expect(sum.Object).To(HaveKeyWithValue("nodes", BeNumerically("==", len(shared.NodeNames()))))
+		Expect(sum.Object).To(HaveKeyWithValue("nodes", BeNumerically("==", len(shared.Nodes()))))
 		Expect(sum.Object).To(HaveKeyWithValue("runningPods", BeNumerically(">=", 2)))
 	})
 
 	It("turns unavailable when stopped, requests failing with 503, and recovers when started", func(ctx context.Context) {
 		available(ctx, "True")
-		Expect(shared.StopController(lab.AggregatedAPI)).To(Succeed())
-		DeferCleanup(func(ctx context.Context) { Expect(shared.StartController(ctx, lab.AggregatedAPI)).To(Succeed()) })
+		Expect(shared.StopComponent(ctx, lab.AggregatedAPI)).To(Succeed())
+		DeferCleanup(func(ctx context.Context) { Expect(shared.StartComponent(ctx, lab.AggregatedAPI)).To(Succeed()) })
 		available(ctx, "False")
 		_, err := mc.MetricsV1beta1().NodeMetricses().List(ctx, metav1.ListOptions{})
 		Expect(apierrors.IsServiceUnavailable(err)).To(BeTrue(), "got %v", err)
@@ -100,7 +100,7 @@ var _ = Describe("the aggregated API server", func() {
 		Expect(errors.As(err, &status)).To(BeTrue())
 		Expect(status.Status().Code).To(Equal(int32(http.StatusServiceUnavailable)))
 
-		Expect(shared.StartController(ctx, lab.AggregatedAPI)).To(Succeed())
+		Expect(shared.StartComponent(ctx, lab.AggregatedAPI)).To(Succeed())
 		available(ctx, "True")
 		Eventually(func() error {
 			_, err := mc.MetricsV1beta1().NodeMetricses().List(ctx, metav1.ListOptions{})

@@ -17,6 +17,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/crdlab/crdlab/lab"
+	"github.com/crdlab/crdlab/lab/internal/proc"
+	"github.com/crdlab/crdlab/lab/multicall"
 )
 
 // BenchmarkBoot boots, side by side in each round and in rotating order,
@@ -28,7 +30,7 @@ import (
 //	make bench
 func BenchmarkBoot(b *testing.B) {
 	ctx := context.Background()
-	bin, err := lab.LinkComponents(b.TempDir())
+	bin, err := multicall.Link(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -39,7 +41,7 @@ func BenchmarkBoot(b *testing.B) {
 		if name == "envtest" {
 			return
 		}
-		tree, err := lab.Tree(os.Getpid())
+		tree, err := proc.Tree(os.Getpid())
 		if err != nil {
 			b.Fatal(err)
 		}

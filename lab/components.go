@@ -11,6 +11,10 @@ import (
 
 	"golang.org/x/sync/errgroup"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/crdlab/crdlab/lab/daemon"
+	"github.com/crdlab/crdlab/lab/internal/proc"
+	"github.com/crdlab/crdlab/lab/multicall"
 )
 
 // Components a lab can run besides etcd and kube-apiserver, which always run.
@@ -30,12 +34,12 @@ const (
 // AllComponents are the optional components, all run by default.
 var AllComponents = []string{ControllerManager, Scheduler, Nodes, AggregatedAPI}
 
-// ControllerManagerControllers are the kube-controller-manager controllers
+// controllerManagerControllers are the kube-controller-manager controllers
 // a lab runs: those that make Deployments, StatefulSets, DaemonSets, Jobs,
 // CronJobs, Services, namespaces, garbage collection, node failure and
 // autoscaling behave as in a real cluster. Controllers for volumes, cloud
 // providers, certificates and IPAM have nothing to do in a lab.
-var ControllerManagerControllers = []string{
+var controllerManagerControllers = []string{
 	"deployment-controller",
 	"replicaset-controller",
 	"replicationcontroller-controller",
@@ -99,29 +103,23 @@ func (o *Options) runs(name string) bool {
 // startControlPlaneChildren starts kube-controller-manager and kube-scheduler,
 // as the options ask, in parallel, and waits until they are healthy.
 func (l *Lab) startControlPlaneChildren(ctx context.Context) error {
-	self, err := LinkComponents(filepath.Join(l.workDir, "bin"))
+	self, err := multicall.Link(l.dir.Path("bin"))
 	if err != nil {
 		return err
 	}
-	var children []*child
 	if l.opts.runs(ControllerManager) {
-		c, err := l.controllerManager(self)
-		if err != nil {
+		if l.children[ControllerManager], err = l.controllerManager(self); err != nil {
 			return err
 		}
-		children = append(children, c)
 	}
 	if l.opts.runs(Scheduler) {
-		c, err := l.scheduler(self)
-		if err != nil {
+		if l.children[Scheduler], err = l.scheduler(self); err != nil {
 			return err
 		}
-		children = append(children, c)
 	}
 	g, gctx := errgroup.WithContext(ctx)
-	for _, c := range children {
-		l.children = append(l.children, c)
-		g.Go(func() error { return c.start(gctx, l.opts.StartTimeout) })
+	for _, c := range l.children {
+		g.Go(func() error { return c.Start(gctx, l.opts.StartTimeout) })
 	}
 	return g.Wait()
 }
@@ -137,19 +135,19 @@ func (l *Lab) componentKubeconfig(user string, groups ...string) (string, error)
 	if err != nil {
 		return "", err
 	}
-	dir := filepath.Join(l.workDir, "kubeconfigs")
+	dir := l.dir.Path("kubeconfigs")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("unable to create %s: %w", dir, err)
 	}
 	path := filepath.Join(dir, strings.ReplaceAll(user, ":", "-")+".kubeconfig")
-	return path, writeFileAtomic(path, data, 0o600)
+	return path, daemon.WriteFileAtomic(path, data, 0o600)
 }
 
 // newChild makes a supervised child for component name (kube-controller-
 // manager or kube-scheduler): a client certificate for user
 // system:<name>, a free port for its /healthz on 127.0.0.1, the flags every
 // such component takes, and then its own flags, from flags(kubeconfig).
-func (l *Lab) newChild(name, binDir string, flags func(kubeconfig string) ([]string, error)) (*child, error) {
+func (l *Lab) newChild(name, binDir string, flags func(kubeconfig string) ([]string, error)) (*proc.Child, error) {
 	kubeconfig, err := l.componentKubeconfig("system:" + name)
 	if err != nil {
 		return nil, err
@@ -167,21 +165,21 @@ func (l *Lab) newChild(name, binDir string, flags func(kubeconfig string) ([]str
 		"--authorization-kubeconfig=" + kubeconfig,
 		"--bind-address=127.0.0.1",
 		"--secure-port=" + strconv.Itoa(port),
-		"--cert-dir=" + filepath.Join(l.workDir, "certs", name),
+		"--cert-dir=" + l.dir.Path("certs", name),
 	}, own...)
-	return &child{
-		name:    name,
-		path:    filepath.Join(binDir, name),
-		args:    args,
-		health:  fmt.Sprintf("https://127.0.0.1:%d/healthz", port),
-		logPath: filepath.Join(l.LogDir(), name+".log"),
-		log:     l.opts.Logger,
+	return &proc.Child{
+		Name:    name,
+		Path:    filepath.Join(binDir, name),
+		Args:    args,
+		Health:  fmt.Sprintf("https://127.0.0.1:%d/healthz", port),
+		LogPath: l.dir.Log(name),
+		Log:     l.opts.Logger,
 	}, nil
 }
 
-func (l *Lab) controllerManager(binDir string) (*child, error) {
-	return l.newChild(KubeControllerManager, binDir, func(kubeconfig string) ([]string, error) {
-		caFile := filepath.Join(l.workDir, "certs", "apiserver-ca.crt")
+func (l *Lab) controllerManager(binDir string) (*proc.Child, error) {
+	return l.newChild(multicall.KubeControllerManager, binDir, func(kubeconfig string) ([]string, error) {
+		caFile := l.dir.Path("certs", "apiserver-ca.crt")
 		if err := os.WriteFile(caFile, l.env.ControlPlane.APIServer.SecureServing.CA, 0o600); err != nil {
 			return nil, fmt.Errorf("unable to write %s: %w", caFile, err)
 		}
@@ -191,7 +189,7 @@ func (l *Lab) controllerManager(binDir string) (*child, error) {
 			// Each controller acts under its own service account, so the
 			// timeline can name who did what.
 			"--use-service-account-credentials=true",
-			"--controllers=" + strings.Join(ControllerManagerControllers, ","),
+			"--controllers=" + strings.Join(controllerManagerControllers, ","),
 			"--root-ca-file=" + caFile,
 			// Not throttled: a scale-up of hundreds of Pods must not crawl.
 			"--kube-api-qps=1000",
@@ -210,9 +208,9 @@ func (l *Lab) controllerManager(binDir string) (*child, error) {
 	})
 }
 
-func (l *Lab) scheduler(binDir string) (*child, error) {
-	return l.newChild(KubeScheduler, binDir, func(kubeconfig string) ([]string, error) {
-		config := filepath.Join(l.workDir, "kube-scheduler.yaml")
+func (l *Lab) scheduler(binDir string) (*proc.Child, error) {
+	return l.newChild(multicall.KubeScheduler, binDir, func(kubeconfig string) ([]string, error) {
+		config := l.dir.Path("kube-scheduler.yaml")
 		// Client QPS is only settable through the configuration file.
 		cfg := fmt.Sprintf(`apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/crdlab/crdlab/lab/daemon"
+	"github.com/crdlab/crdlab/lab/multicall"
 )
 
 // etcdTuning are the flags the lab adds to its own etcd. A single member
@@ -57,36 +59,21 @@ func (l *Lab) prepareDirs() error {
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrWorkDir, err)
 		}
-		l.workDir, l.ownWorkDir = dir, true
+		l.dir, l.ownDir = daemon.Dir(dir), true
 	} else {
-		l.workDir = l.opts.WorkDir
+		l.dir = daemon.Dir(l.opts.WorkDir)
 	}
-	for _, dir := range []string{l.workDir, filepath.Join(l.workDir, "logs")} {
-		if err := ensureWritableDir(dir); err != nil {
+	for _, dir := range []string{string(l.dir), l.dir.Logs()} {
+		if err := daemon.EnsureWritable(dir); err != nil {
 			return fmt.Errorf("%w: %w", ErrWorkDir, err)
 		}
 	}
 	if l.opts.DataDir != "" {
-		if err := ensureWritableDir(filepath.Join(l.opts.DataDir, "etcd")); err != nil {
+		if err := daemon.EnsureWritable(filepath.Join(l.opts.DataDir, "etcd")); err != nil {
 			return fmt.Errorf("%w: %w", ErrDataDir, err)
 		}
 	}
 	return nil
-}
-
-// ensureWritableDir creates dir if needed and proves that files can be
-// written in it.
-func ensureWritableDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("unable to create %s: %w", dir, err)
-	}
-	f, err := os.CreateTemp(dir, ".probe-")
-	if err != nil {
-		return fmt.Errorf("%s is not writable: %w", dir, err)
-	}
-	name := f.Name()
-	_ = f.Close()
-	return os.Remove(name)
 }
 
 // binaries returns the folder envtest should take etcd and kube-apiserver
@@ -100,39 +87,8 @@ func (l *Lab) binaries() (dir string, self bool, err error) {
 			return "", false, nil // envtest finds them as it always does
 		}
 	}
-	dir, err = LinkComponents(filepath.Join(l.workDir, "bin"))
+	dir, err = multicall.Link(l.dir.Path("bin"))
 	return dir, true, err
-}
-
-// LinkComponents lays out in dir a symbolic link to this executable for each
-// component name, the binary assets folder envtest expects, and returns dir.
-func LinkComponents(dir string) (string, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return "", fmt.Errorf("unable to find this executable: %w", err)
-	}
-	if self, err = filepath.EvalSymlinks(self); err != nil {
-		return "", fmt.Errorf("unable to resolve this executable: %w", err)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("unable to create binary dir %s: %w", dir, err)
-	}
-	names := make([]string, 0, len(components))
-	for name := range components {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		link := filepath.Join(dir, name)
-		if target, err := os.Readlink(link); err == nil && target == self {
-			continue
-		}
-		_ = os.Remove(link)
-		if err := os.Symlink(self, link); err != nil {
-			return "", fmt.Errorf("unable to link %s: %w", link, err)
-		}
-	}
-	return dir, nil
 }
 
 // environment builds the envtest environment for the lab's options.
@@ -141,7 +97,7 @@ func (l *Lab) environment() (*envtest.Environment, error) {
 	if err != nil {
 		return nil, err
 	}
-	logs, err := openLogs(filepath.Join(l.workDir, "logs"), Etcd, KubeAPIServer)
+	logs, err := l.openLogs(multicall.Etcd, multicall.KubeAPIServer)
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +105,7 @@ func (l *Lab) environment() (*envtest.Environment, error) {
 		l.logFiles = append(l.logFiles, f)
 	}
 
-	etcd := &envtest.Etcd{Out: logs[Etcd], Err: logs[Etcd]}
+	etcd := &envtest.Etcd{Out: logs[multicall.Etcd], Err: logs[multicall.Etcd]}
 	if l.opts.DataDir != "" {
 		etcd.DataDir = filepath.Join(l.opts.DataDir, "etcd")
 		// envtest turns fsync off; data meant to survive must survive a crash.
@@ -158,7 +114,7 @@ func (l *Lab) environment() (*envtest.Environment, error) {
 	if self {
 		tuneEtcd(etcd)
 		if l.opts.DataDir == "" && !l.opts.NoEtcdTemplate {
-			data := filepath.Join(l.workDir, "etcd-data")
+			data := l.dir.Path("etcd-data")
 			_ = os.RemoveAll(data) // left by a lab that was killed
 			if l.seedEtcd(data, binDir) {
 				etcd.DataDir = data
@@ -166,8 +122,8 @@ func (l *Lab) environment() (*envtest.Environment, error) {
 			}
 		}
 	}
-	api := &envtest.APIServer{Out: logs[KubeAPIServer], Err: logs[KubeAPIServer]}
-	api.CertDir = filepath.Join(l.workDir, "certs")
+	api := &envtest.APIServer{Out: logs[multicall.KubeAPIServer], Err: logs[multicall.KubeAPIServer]}
+	api.CertDir = l.dir.Path("certs")
 	_ = os.RemoveAll(api.CertDir) // envtest keeps certificates it finds; start fresh
 	if err := os.MkdirAll(api.CertDir, 0o700); err != nil {
 		return nil, fmt.Errorf("unable to create cert dir %s: %w", api.CertDir, err)
@@ -209,17 +165,17 @@ func (l *Lab) environment() (*envtest.Environment, error) {
 	}
 	if self || l.opts.BinaryAssetsDirectory != "" {
 		// Explicit paths: KUBEBUILDER_ASSETS must not override the choice.
-		etcd.Path = filepath.Join(binDir, Etcd)
-		api.Path = filepath.Join(binDir, KubeAPIServer)
+		etcd.Path = filepath.Join(binDir, multicall.Etcd)
+		api.Path = filepath.Join(binDir, multicall.KubeAPIServer)
 	}
 	return env, nil
 }
 
 // openLogs opens (appending) one log file per component name.
-func openLogs(dir string, names ...string) (map[string]*os.File, error) {
+func (l *Lab) openLogs(names ...string) (map[string]*os.File, error) {
 	files := make(map[string]*os.File, len(names))
 	for _, name := range names {
-		f, err := os.OpenFile(filepath.Join(dir, name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		f, err := os.OpenFile(l.dir.Log(name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
 			return nil, fmt.Errorf("unable to open log for %s: %w", name, err)
 		}
@@ -228,11 +184,11 @@ func openLogs(dir string, names ...string) (map[string]*os.File, error) {
 	return files, nil
 }
 
-// AuditPolicy is the apiserver's audit policy in a lab: deletions only, at
+// auditPolicy is the apiserver's audit policy in a lab: deletions only, at
 // the Metadata level (who, what, when), so that the timeline can name who
 // deleted an object, which its watch does not say. Everything else is not
 // logged: the log costs one line per deletion.
-const AuditPolicy = `apiVersion: audit.k8s.io/v1
+const auditPolicy = `apiVersion: audit.k8s.io/v1
 kind: Policy
 omitStages: [RequestReceived, ResponseStarted, Panic]
 rules:
@@ -241,16 +197,13 @@ rules:
 - level: None
 `
 
-// AuditLog returns the path of the apiserver's audit log (deletions).
-func (l *Lab) AuditLog() string { return filepath.Join(l.LogDir(), "audit.log") }
-
 func (l *Lab) audit(args *envtest.Arguments) error {
-	policy := filepath.Join(l.workDir, "audit-policy.yaml")
-	if err := os.WriteFile(policy, []byte(AuditPolicy), 0o600); err != nil {
+	policy := l.dir.Path("audit-policy.yaml")
+	if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {
 		return fmt.Errorf("unable to write the audit policy: %w", err)
 	}
 	args.Set("audit-policy-file", policy)
-	args.Set("audit-log-path", l.AuditLog())
+	args.Set("audit-log-path", l.dir.AuditLog())
 	args.Set("audit-log-format", "json")
 	args.Set("audit-log-maxsize", "50") // MB, then rotated
 	args.Set("audit-log-maxbackup", "1")

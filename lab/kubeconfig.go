@@ -2,12 +2,12 @@ package lab
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/crdlab/crdlab/lab/daemon"
 )
 
 // kubeconfigName names the cluster, user and context of a lab's kubeconfig.
@@ -41,28 +41,6 @@ func kubeconfigFor(cfg *rest.Config) ([]byte, error) {
 // WriteKubeconfig writes the admin kubeconfig to path with mode 0600,
 // atomically: a reader sees the old file or the new one, never a part.
 func (l *Lab) WriteKubeconfig(path string) error {
-	return writeFileAtomic(path, l.kubeconfig, 0o600)
+	return daemon.WriteFileAtomic(path, l.kubeconfig, 0o600)
 }
 
-func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-")
-	if err != nil {
-		return fmt.Errorf("unable to write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("unable to write %s: %w", path, err)
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return fmt.Errorf("unable to write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("unable to write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("unable to write %s: %w", path, err)
-	}
-	return nil
-}

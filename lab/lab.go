@@ -9,8 +9,7 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"path/filepath"
-	"strconv"
+		"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -26,7 +25,10 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/crdlab/crdlab/lab/aggregated"
+	"github.com/crdlab/crdlab/lab/daemon"
+	"github.com/crdlab/crdlab/lab/internal/proc"
 	"github.com/crdlab/crdlab/lab/kubelet"
+	"github.com/crdlab/crdlab/lab/multicall"
 )
 
 // Lab is a running control plane: a real etcd and a real kube-apiserver
@@ -37,18 +39,18 @@ type Lab struct {
 	config     *rest.Config
 	client     client.Client
 	kubeconfig []byte
-	workDir    string
-	ownWorkDir bool
+	dir        daemon.Dir
+	ownDir     bool // a temporary work dir, removed by Stop
 	started    time.Time
 	logFiles   []*os.File
-	ownDataDir string // an ephemeral etcd data dir the lab made
-	children   []*child
+	ownDataDir string                 // an ephemeral etcd data dir the lab made
+	children   map[string]*proc.Child // by component: controller-manager, scheduler
 	kubelet    *kubelet.Kubelet
 
 	mu        sync.Mutex
-	operators Switch // attached in-process operators, if any
+	operators Operators // attached in-process operators, if any
 
-	egress     *egress            // the apiserver's way into the "cluster"
+	egress     *aggregated.Egress // the apiserver's way into the "cluster"
 	aggregated *aggregated.Server // the aggregated API server, while it runs
 	aggAddr    string             // where it listens, kept across restarts
 }
@@ -63,8 +65,13 @@ var (
 	ErrDataDir = errors.New("data dir unusable")
 	// ErrCRDPath: an Options.CRDDirectoryPaths entry does not exist or holds no CRD.
 	ErrCRDPath = errors.New("unusable CRD path")
-	// ErrUnknownComponent: Options.Components names no component.
-	ErrUnknownComponent = errors.New("unknown component")
+	// ErrUnknownComponent: the lab has no component of that name (in
+	// Options.Components, or to stop or start). The same value as
+	// daemon.ErrUnknownComponent, so that errors.Is works through the
+	// control socket too.
+	ErrUnknownComponent = daemon.ErrUnknownComponent
+	// ErrUnknownNode: the lab has no simulated node of that name.
+	ErrUnknownNode = daemon.ErrUnknownNode
 )
 
 // Start boots etcd and kube-apiserver and returns once the apiserver serves
@@ -72,7 +79,7 @@ var (
 // before the lab is ready, nothing it started is left running.
 func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 	opts.defaults()
-	l := &Lab{opts: opts, started: time.Now()}
+	l := &Lab{opts: opts, started: time.Now(), children: map[string]*proc.Child{}}
 	defer func() {
 		if retErr != nil {
 			_ = l.Stop()
@@ -112,8 +119,8 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 
 	// Children compare their parent with this, to exit when started by a
 	// parent that died already (see dieWithParent).
-	if err := os.Setenv(parentPIDEnv, strconv.Itoa(os.Getpid())); err != nil {
-		return nil, fmt.Errorf("unable to set %s: %w", parentPIDEnv, err)
+	if err := os.Setenv(multicall.ParentPIDEnv, strconv.Itoa(os.Getpid())); err != nil {
+		return nil, fmt.Errorf("unable to set %s: %w", multicall.ParentPIDEnv, err)
 	}
 
 	opts.Progress("starting etcd and kube-apiserver")
@@ -211,12 +218,10 @@ func (l *Lab) Kubeconfig() []byte { return l.kubeconfig }
 // Endpoint returns the kube-apiserver's URL.
 func (l *Lab) Endpoint() string { return l.config.Host }
 
-// WorkDir returns the directory holding the lab's working files (binary
-// links, certificates, logs).
-func (l *Lab) WorkDir() string { return l.workDir }
-
-// LogDir returns the directory of the components' logs, one file each.
-func (l *Lab) LogDir() string { return filepath.Join(l.workDir, "logs") }
+// Dir returns the lab's work dir: binary links, certificates, the
+// components' logs (Dir().Log(name)) and the apiserver's audit log
+// (Dir().AuditLog()).
+func (l *Lab) Dir() daemon.Dir { return l.dir }
 
 // StartedAt returns when Start was called.
 func (l *Lab) StartedAt() time.Time { return l.started }
@@ -229,7 +234,7 @@ func (l *Lab) Stop() error {
 	var errs []error
 	l.stopAggregated(true)
 	if l.egress != nil {
-		l.egress.close()
+		l.egress.Close()
 		l.egress = nil
 	}
 	if l.kubelet != nil {
@@ -237,11 +242,11 @@ func (l *Lab) Stop() error {
 		l.kubelet = nil
 	}
 	for _, c := range l.children {
-		if err := c.stop(l.opts.StopTimeout); err != nil {
+		if err := c.Stop(l.opts.StopTimeout); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	l.children = nil
+	clear(l.children)
 	if l.env != nil {
 		if err := l.env.Stop(); err != nil {
 			errs = append(errs, fmt.Errorf("unable to stop the control plane: %w", err))
@@ -258,11 +263,11 @@ func (l *Lab) Stop() error {
 		}
 		l.ownDataDir = ""
 	}
-	if l.ownWorkDir && l.workDir != "" {
-		if err := os.RemoveAll(l.workDir); err != nil {
-			errs = append(errs, fmt.Errorf("unable to remove work dir %s: %w", l.workDir, err))
+	if l.ownDir && l.dir != "" {
+		if err := os.RemoveAll(string(l.dir)); err != nil {
+			errs = append(errs, fmt.Errorf("unable to remove work dir %s: %w", l.dir, err))
 		}
-		l.workDir = ""
+		l.dir = ""
 	}
 	return errors.Join(errs...)
 }

@@ -29,3 +29,12 @@ var _ = BeforeSuite(func(ctx context.Context) {
 }, NodeTimeout(120e9))
 
 func nameOf(name string) types.NamespacedName { return types.NamespacedName{Name: name} }
+
+// nodeNames are the names of the shared lab's simulated nodes.
+func nodeNames() []string {
+	var names []string
+	for _, n := range shared.Nodes() {
+		names = append(names, n.Name)
+	}
+	return names
+}

@@ -25,6 +25,7 @@ import (
 
 	"github.com/crdlab/crdlab/lab"
 	"github.com/crdlab/crdlab/lab/internal/fasthelp"
+	"github.com/crdlab/crdlab/lab/internal/proc"
 )
 
 var _ = Describe("a started lab", func() {
@@ -92,7 +93,7 @@ var _ = Describe("a started lab", func() {
 var _ = Describe("the multi-call binary", func() {
 	It("answers envtest's --help look-ups early, exactly as the real components", func() {
 		for name := range fasthelp.Help {
-			link := filepath.Join(shared.WorkDir(), "bin", name)
+			link := shared.Dir().Path("bin", name)
 			real := exec.Command(link, "--help")
 			real.Env = append(os.Environ(), fasthelp.RealHelpEnv+"=1")
 			want, err := real.CombinedOutput()
@@ -202,7 +203,7 @@ func isEstablished(crd *apiextensionsv1.CustomResourceDefinition) bool {
 
 // childPIDs lists this process's children.
 func childPIDs() []int {
-	pids, err := lab.Children(os.Getpid())
+	pids, err := proc.Children(os.Getpid())
 	Expect(err).NotTo(HaveOccurred())
 	return pids
 }

@@ -47,7 +47,8 @@ type Options struct {
 	APIServerFlags map[string]string
 
 	// Components lists the optional components to run besides etcd and
-	// kube-apiserver: ControllerManager, Scheduler, Nodes, AggregatedAPI.
+	// kube-apiserver: ControllerManager, Scheduler, Nodes, AggregatedAPI
+	// (the names 'crdlab up --components' takes).
 	// Nil: all of them.
 	// An empty, non-nil list gives plain envtest: etcd and kube-apiserver
 	// only, where nothing reconciles Deployments, collects garbage or

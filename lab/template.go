@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/crdlab/crdlab/lab/multicall"
 )
 
 // A new kube-apiserver bootstraps its storage before it reports healthy:
@@ -28,7 +30,7 @@ func templateDir() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	version := BuildVersions().Kubernetes
+	version := multicall.BuildVersions().Kubernetes
 	if version == "" {
 		version = "unknown"
 	}
@@ -77,8 +79,8 @@ func makeTemplate(tmpl, binDir string, opts Options) error {
 	tuneEtcd(etcd)
 	onLoopback(api)
 	tuneAPIServer(api)
-	etcd.Path = filepath.Join(binDir, Etcd)
-	api.Path = filepath.Join(binDir, KubeAPIServer)
+	etcd.Path = filepath.Join(binDir, multicall.Etcd)
+	api.Path = filepath.Join(binDir, multicall.KubeAPIServer)
 	env := &envtest.Environment{
 		ControlPlane:             envtest.ControlPlane{Etcd: etcd, APIServer: api},
 		ControlPlaneStartTimeout: opts.StartTimeout,

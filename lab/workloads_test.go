@@ -41,7 +41,7 @@ var _ = Describe("workloads in a full lab", func() {
 			pods := runningReadyPods(ctx, g, c, ns, "web")
 			g.Expect(pods).To(HaveLen(3))
 			for _, p := range pods {
-				g.Expect(shared.NodeNames()).To(ContainElement(p.Spec.NodeName))
+				g.Expect(nodeNames()).To(ContainElement(p.Spec.NodeName))
 				g.Expect(p.Status.PodIP).To(HavePrefix("10.244."))
 				g.Expect(p.Status.StartTime).NotTo(BeNil())
 				g.Expect(p.Status.ContainerStatuses).To(HaveLen(1))
@@ -209,7 +209,7 @@ var _ = Describe("workloads in a full lab", func() {
 	})
 
 	It("restarts a crashed controller-manager, which catches up", func(ctx context.Context) {
-		Expect(shared.CrashComponent(lab.KubeControllerManager)).To(Succeed())
+		Expect(shared.Crash(lab.ControllerManager)).To(Succeed())
 		Expect(c.Create(ctx, deployment(ns, "after-crash", 2))).To(Succeed())
 		Eventually(func(g Gomega) {
 			g.Expect(runningReadyPods(ctx, g, c, ns, "after-crash")).To(HaveLen(2))
@@ -225,7 +225,7 @@ var _ = Describe("workloads in a full lab", func() {
 			victim = pods[0].Spec.NodeName
 		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
 
-		Expect(shared.StopNode(victim)).To(Succeed())
+		Expect(shared.StopNode(ctx, victim)).To(Succeed())
 		DeferCleanup(func(ctx context.Context) {
 			Expect(shared.StartNode(ctx, victim)).To(Succeed())
 			Eventually(func(g Gomega) {

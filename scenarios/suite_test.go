@@ -13,9 +13,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/crdlab/crdlab/controllers"
-	"github.com/crdlab/crdlab/fixtures"
 	"github.com/crdlab/crdlab/lab"
+	"github.com/crdlab/crdlab/lab/full"
 	"github.com/crdlab/crdlab/lab/timeline"
 	"github.com/crdlab/crdlab/scenarios"
 )
@@ -27,35 +26,31 @@ func TestScenarios(t *testing.T) {
 
 // shared is the suite's lab: booted once, with the sample CRDs and
 // operators, as 'crdlab up' runs it.
-var (
-	shared *lab.Lab
-	ops    *controllers.Operators
-)
+var shared *full.Lab
 
 var _ = BeforeSuite(func(ctx context.Context) {
-	crds, err := fixtures.CRDs()
+	var err error
+	shared, err = full.Start(ctx, full.Options{Lab: lab.Options{Logger: GinkgoLogr}})
 	Expect(err).NotTo(HaveOccurred())
-	shared, err = lab.Start(ctx, lab.Options{CRDs: crds, Scheme: controllers.Scheme(), Logger: GinkgoLogr, Requests: traces})
-	Expect(err).NotTo(HaveOccurred())
-	opCtx, stop := context.WithCancel(context.Background())
-	ops, err = controllers.Start(opCtx, shared.RESTConfig(), controllers.Options{Logger: GinkgoLogr, Trace: traces})
-	Expect(err).NotTo(HaveOccurred())
-	shared.AttachOperators(ops)
-	DeferCleanup(func() {
-		stop()
-		Expect(ops.Wait()).To(Succeed())
-		Expect(shared.Stop()).To(Succeed())
-	})
+	DeferCleanup(func() { Expect(shared.Stop()).To(Succeed()) })
 }, NodeTimeout(180*time.Second))
 
-// traces relays the operators' reconcile passes to the running scenario.
-var traces = &timeline.Relay{}
+// Every spec starts with every component and node running, whatever the
+// spec before it stopped and failed to start again.
+var _ = BeforeEach(func(ctx context.Context) {
+	for _, c := range shared.Components() {
+		if !c.Running {
+			Expect(shared.StartComponent(ctx, c.Name)).To(Succeed(), "starting %s", c.Name)
+		}
+	}
+	for _, n := range shared.Nodes() {
+		if !n.Running {
+			Expect(shared.StartNode(ctx, n.Name)).To(Succeed(), "starting node %s", n.Name)
+		}
+	}
+})
 
-func target() scenarios.Target {
-	t := scenarios.LabTarget(shared)
-	t.Traces = traces
-	return t
-}
+func target() scenarios.Target { return shared.Target() }
 
 // report keeps the entries of a run, and prints them to the Ginkgo log.
 type report struct {
@@ -186,10 +181,10 @@ spec:
 		Expect(err).NotTo(HaveOccurred())
 		res, _ := run(ctx, s, target())
 		Expect(res.Status).To(Equal(scenarios.Failed))
-		Expect(ops.Running("webapp-operator")).To(BeTrue())
-		running, err := shared.ComponentRunning(lab.ControllerManager)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(running).To(BeTrue())
+		Expect(shared.Components()).To(ContainElements(
+			lab.Component{Name: "webapp-operator", Running: true},
+			lab.Component{Name: lab.ControllerManager, Running: true},
+		))
 		Eventually(func() bool {
 			var ns corev1.Namespace
 			err := shared.Client().Get(ctx, client.ObjectKey{Name: res.Namespace}, &ns)
@@ -214,7 +209,7 @@ spec:
 		res, _ := run(runCtx, s, target())
 		Expect(res.Status).To(Equal(scenarios.Failed))
 		Expect(res.Steps[1].Message).To(ContainSubstring("interrupted"))
-		Expect(ops.Running("redis-operator")).To(BeTrue())
+		Expect(shared.Components()).To(ContainElement(lab.Component{Name: "redis-operator", Running: true}))
 	})
 
 	It("against a cluster that is not a lab, skips from the first lab step on, with a note", func(ctx context.Context) {

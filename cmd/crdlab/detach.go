@@ -7,12 +7,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/crdlab/crdlab/lab"
+	"github.com/crdlab/crdlab/lab/daemon"
 )
 
 // runDetached starts 'crdlab up' again as a background process of its own
@@ -33,8 +32,8 @@ func runDetached(ctx context.Context, out io.Writer, f *upFlags) error {
 	if err != nil {
 		return fmt.Errorf("unable to find this executable: %w", err)
 	}
-	logPath := filepath.Join(sd.LogDir(), "crdlab.log")
-	if err := os.MkdirAll(sd.LogDir(), 0o700); err != nil {
+	logPath := sd.Log("crdlab")
+	if err := os.MkdirAll(sd.Logs(), 0o700); err != nil {
 		return fmt.Errorf("--state-dir: %w", err)
 	}
 	logFile, err := os.Create(logPath)
@@ -70,7 +69,7 @@ func runDetached(ctx context.Context, out io.Writer, f *upFlags) error {
 				continue
 			}
 			fmt.Fprintf(out, "lab ready in %.1fs\n", st.ReadyAt.Sub(st.StartedAt).Seconds())
-			printUsage(out, st)
+			printUsage(out, st.Endpoint, st.Kubeconfig)
 			fmt.Fprintln(out, "\nStop it with: crdlab down")
 			return nil
 		}
@@ -110,7 +109,7 @@ var errStopTimeout = errors.New("the lab did not stop in time")
 
 // stopLab asks the lab on sd to stop and waits until it released the state
 // dir, which it does after its children exited.
-func stopLab(ctx context.Context, sd lab.StateDir, timeout time.Duration) (*lab.Status, error) {
+func stopLab(ctx context.Context, sd daemon.Dir, timeout time.Duration) (*daemon.Status, error) {
 	st, err := sd.Status()
 	if err != nil {
 		return nil, err
@@ -124,7 +123,7 @@ func stopLab(ctx context.Context, sd lab.StateDir, timeout time.Duration) (*lab.
 	}
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
-		if _, err := sd.Status(); errors.Is(err, lab.ErrNotRunning) {
+		if _, err := sd.Status(); errors.Is(err, daemon.ErrNotRunning) {
 			return st, nil
 		}
 		select {

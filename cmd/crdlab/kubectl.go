@@ -7,7 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/crdlab/crdlab/lab"
+	"github.com/crdlab/crdlab/lab/daemon"
+	"github.com/crdlab/crdlab/lab/multicall"
 )
 
 func newKubectlCommand(g *globalFlags) *cobra.Command {
@@ -29,14 +30,14 @@ as is; give --kubeconfig yourself to point it elsewhere.`,
 			if !hasFlag(args, "kubeconfig") {
 				sd := g.state()
 				if _, err := sd.Status(); err != nil {
-					if errors.Is(err, lab.ErrNotRunning) {
+					if errors.Is(err, daemon.ErrNotRunning) {
 						return fmt.Errorf("%w; start one with 'crdlab up -d'", err)
 					}
 					return err
 				}
 				args = append([]string{"--kubeconfig", sd.Kubeconfig()}, args...)
 			}
-			return exitCode(lab.RunKubectl(args))
+			return exitCode(multicall.RunKubectl(args))
 		},
 	}
 }

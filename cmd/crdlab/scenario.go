@@ -13,10 +13,9 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/crdlab/crdlab/controllers"
-	"github.com/crdlab/crdlab/fixtures"
 	"github.com/crdlab/crdlab/lab"
-	"github.com/crdlab/crdlab/lab/timeline"
+	"github.com/crdlab/crdlab/lab/daemon"
+	"github.com/crdlab/crdlab/lab/full"
 	"github.com/crdlab/crdlab/scenarios"
 )
 
@@ -253,7 +252,7 @@ func scenarioTarget(ctx context.Context, g *globalFlags, f *runFlags, say func(s
 		return scenarios.Target{Config: cfg}, nothing, nil
 	}
 	sd := g.state()
-	if c, err := lab.Dial(sd); err == nil {
+	if c, err := daemon.Dial(sd); err == nil {
 		cfg, err := clientcmd.BuildConfigFromFlags("", sd.Kubeconfig())
 		if err != nil {
 			return scenarios.Target{}, nothing, fmt.Errorf("the running lab's kubeconfig: %w", err)
@@ -263,29 +262,10 @@ func scenarioTarget(ctx context.Context, g *globalFlags, f *runFlags, say func(s
 	}
 
 	say("no lab running on %s: booting one for this run ('crdlab up -d' keeps one running)", sd)
-	crds, err := fixtures.CRDs()
+	l, err := full.Start(ctx, full.Options{Lab: lab.Options{Logger: g.logger()}})
 	if err != nil {
 		return scenarios.Target{}, nothing, err
 	}
-	traces := &timeline.Relay{}
-	l, err := lab.Start(ctx, lab.Options{CRDs: crds, Scheme: controllers.Scheme(), Logger: g.logger(), Requests: traces})
-	if err != nil {
-		return scenarios.Target{}, nothing, err
-	}
-	opCtx, cancel := context.WithCancel(context.Background())
-	ops, err := controllers.Start(opCtx, l.RESTConfig(), controllers.Options{Logger: g.logger(), Trace: traces})
-	if err != nil {
-		cancel()
-		_ = l.Stop()
-		return scenarios.Target{}, nothing, err
-	}
-	l.AttachOperators(ops)
 	say("lab ready at %s", l.Endpoint())
-	target := scenarios.LabTarget(l)
-	target.Traces = traces
-	return target, func() {
-		cancel()
-		_ = ops.Wait()
-		_ = l.Stop()
-	}, nil
+	return l.Target(), func() { _ = l.Stop() }, nil
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/crdlab/crdlab/lab"
+	"github.com/crdlab/crdlab/lab/daemon"
 )
 
 func newStatusCommand(g *globalFlags) *cobra.Command {
@@ -21,7 +21,7 @@ none does.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()
 			st, err := g.state().Status()
-			if errors.Is(err, lab.ErrNotRunning) {
+			if errors.Is(err, daemon.ErrNotRunning) {
 				fmt.Fprintf(out, "no lab is running on state dir %s\n", g.stateDir)
 				return exitCode(3)
 			}
@@ -33,7 +33,7 @@ none does.`,
 				fmt.Fprintf(out, "  data dir:   %s\n", st.DataDir)
 			}
 			fmt.Fprintf(out, "  uptime:     %s\n", time.Since(st.ReadyAt).Round(time.Second))
-			tree, err := lab.Tree(st.PID)
+			tree, err := daemon.Processes(st.PID)
 			if err != nil {
 				return nil // it stopped meanwhile; what we printed stands
 			}

@@ -11,11 +11,10 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
-	"github.com/crdlab/crdlab/controllers"
-	"github.com/crdlab/crdlab/fixtures"
 	"github.com/crdlab/crdlab/lab"
+	"github.com/crdlab/crdlab/lab/daemon"
+	"github.com/crdlab/crdlab/lab/full"
 	"github.com/crdlab/crdlab/lab/timeline"
 )
 
@@ -140,97 +139,53 @@ func runUp(ctx context.Context, out io.Writer, f *upFlags) error {
 	if err := f.validate(); err != nil {
 		return err
 	}
-	sd := f.state()
-	unlock, err := sd.Lock()
-	if err != nil {
-		return fmt.Errorf("--state-dir: %w", err)
-	}
-	defer unlock()
-
 	components, _ := f.labComponents() // checked by validate
-	var crds []*apiextensionsv1.CustomResourceDefinition
-	if !f.noSamples {
-		var err error
-		if crds, err = fixtures.CRDs(); err != nil {
-			return err
-		}
-	}
 	started := time.Now()
-	progress := func(phase string) { fmt.Fprintf(out, "%6.2fs  %s\n", time.Since(started).Seconds(), phase) }
-	requests := &timeline.Relay{} // the aggregated API server's requests, once the printer exists
-	l, err := lab.Start(ctx, lab.Options{
-		Requests:              requests,
-		WorkDir:               string(sd),
-		DataDir:               f.dataDir,
-		Port:                  f.port,
-		BinaryAssetsDirectory: f.assetsDir,
-		StartTimeout:          f.timeout,
-		Components:            components,
-		Nodes:                 f.nodes,
-		PodStartDelay:         f.podDelay,
-		CRDs:                  crds,
-		CRDDirectoryPaths:     f.crds,
-		Logger:                f.logger(),
-		Progress:              progress,
+	printer := timeline.NewPrinter(out)
+	var live timeline.Sink // reconcile passes and aggregated-API requests
+	if os.Getenv(detachedEnv) == "" {
+		live = printer
+	}
+	l, err := full.Up(ctx, f.state(), full.Options{
+		NoSamples: f.noSamples,
+		Trace:     live,
+		Lab: lab.Options{
+			DataDir:               f.dataDir,
+			Port:                  f.port,
+			BinaryAssetsDirectory: f.assetsDir,
+			StartTimeout:          f.timeout,
+			Components:            components,
+			Nodes:                 f.nodes,
+			PodStartDelay:         f.podDelay,
+			CRDDirectoryPaths:     f.crds,
+			Logger:                f.logger(),
+			Progress:              func(phase string) { fmt.Fprintf(out, "%6.2fs  %s\n", time.Since(started).Seconds(), phase) },
+		},
 	})
 	if err != nil {
 		return flagError(err)
 	}
-	defer sd.ClearStatus()
 	defer func() {
 		fmt.Fprintln(out, "stopping the lab")
 		if err := l.Stop(); err != nil {
 			fmt.Fprintln(os.Stderr, "Error:", err)
 		}
 	}()
-
-	st := lab.Status{
-		PID:        os.Getpid(),
-		Endpoint:   l.Endpoint(),
-		Kubeconfig: sd.Kubeconfig(),
-		DataDir:    f.dataDir,
-		StartedAt:  started,
-		ReadyAt:    time.Now(),
-	}
-	printer := timeline.NewPrinter(out)
-	// What only this process sees (reconcile passes, aggregated-API
-	// requests) goes to the live log, and to scenario runs of other
-	// processes through the control socket.
-	events := &timeline.Broadcast{}
-	var live timeline.Sink = events
-	if os.Getenv(detachedEnv) == "" {
-		live = timeline.Tee(printer, events)
-	}
-	requests.Set(live)
-	if !f.noSamples {
-		opts := controllers.Options{Logger: f.logger(), Trace: live}
-		ops, err := controllers.Start(ctx, l.RESTConfig(), opts)
-		if err != nil {
-			return err
-		}
-		l.AttachOperators(ops)
-		progress("sample operators running: " + strings.Join(controllers.Names(), ", "))
-	}
-	if err := lab.ServeControl(ctx, l, sd, events); err != nil {
-		return err
-	}
-	if err := sd.WriteStatus(st, l.Kubeconfig()); err != nil {
-		return err
-	}
-	progress("lab ready")
-	printUsage(out, &st)
-
+	fmt.Fprintf(out, "%6.2fs  lab ready\n", time.Since(started).Seconds())
+	printUsage(out, l.Endpoint(), f.state().Kubeconfig())
 	if os.Getenv(detachedEnv) != "" {
 		<-ctx.Done()
 		return nil
 	}
 	fmt.Fprintln(out, "\nWatching the cluster (Ctrl-C stops the lab):")
-	return timeline.WatchWith(ctx, l.RESTConfig(), printer, timeline.Options{AuditLog: l.AuditLog()})
+	return timeline.WatchWith(ctx, l.RESTConfig(), printer, timeline.Options{AuditLog: l.Dir().AuditLog()})
 }
 
 // flagError names the flag behind a start error a user can fix.
 func flagError(err error) error {
 	switch {
+	case errors.Is(err, daemon.ErrRunning):
+		return fmt.Errorf("--state-dir: %w", err)
 	case errors.Is(err, lab.ErrPortInUse):
 		return fmt.Errorf("--port: %w", err)
 	case errors.Is(err, lab.ErrDataDir):
@@ -243,7 +198,7 @@ func flagError(err error) error {
 	return err
 }
 
-func printUsage(out io.Writer, st *lab.Status) {
+func printUsage(out io.Writer, endpoint, kubeconfig string) {
 	fmt.Fprintf(out, `
 The lab's kube-apiserver is at %s.
 Use it with any kubectl:
@@ -254,5 +209,5 @@ Use it with any kubectl:
 or with the kubectl built into crdlab:
 
   crdlab kubectl get namespaces
-`, st.Endpoint, st.Kubeconfig)
+`, endpoint, kubeconfig)
 }

@@ -15,9 +15,14 @@ import (
 	"github.com/crdlab/crdlab/scenarios/format"
 )
 
-// expect polls until the expectation holds or timeout passes; on failure
-// the error shows what was expected, what was there, and the difference.
-func (r *runner) expect(ctx context.Context, e *Expect, timeout time.Duration) (string, error) {
+// expectOp polls until the expectation holds or the timeout passes: a
+// partial object matches, a CEL expression over the objects holds, or they
+// are absent. On failure the error shows what was expected, what was
+// there, and the difference.
+type expectOp struct{ *Expect }
+
+func (op expectOp) run(ctx context.Context, r *runner, timeout time.Duration) (string, error) {
+	e := op.Expect
 	check := func(ctx context.Context) (bool, error) {
 		ok, _ := r.checkOnce(ctx, e)
 		return ok, nil
@@ -43,7 +48,7 @@ func (r *runner) checkOnce(ctx context.Context, e *Expect) (bool, func() error) 
 	if e.Object != nil {
 		want, _ := format.JSONCopy(e.Object)
 		wantObj := want.(map[string]any)
-		substitute(wantObj, r.ns)
+		r.expand(wantObj)
 		ref, _ := format.RefOf(wantObj)
 		_, objs, err := r.selectObjects(ctx, &ref)
 		if err != nil {

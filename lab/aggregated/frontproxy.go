@@ -1,4 +1,4 @@
-package lab
+package aggregated
 
 import (
 	"crypto/ecdsa"
@@ -14,24 +14,24 @@ import (
 	"time"
 )
 
-// frontProxyName is the common name of the client certificate the
+// FrontProxyName is the common name of the client certificate the
 // aggregator presents to aggregated API servers; they accept request
 // headers (X-Remote-User...) only from a client with that name and signed by
 // the front-proxy CA (--requestheader-* flags, published in the ConfigMap
 // kube-system/extension-apiserver-authentication).
-const frontProxyName = "front-proxy-client"
+const FrontProxyName = "front-proxy-client"
 
-// frontProxyFiles are the front-proxy CA and the aggregator's client
+// FrontProxyFiles are the front-proxy CA and the aggregator's client
 // certificate and key.
-type frontProxyFiles struct{ ca, cert, key string }
+type FrontProxyFiles struct{ CA, Cert, Key string }
 
-// writeFrontProxyCerts makes a front-proxy CA and a client certificate it
+// WriteFrontProxyCerts makes a front-proxy CA and a client certificate it
 // signs, in dir.
-func writeFrontProxyCerts(dir string) (frontProxyFiles, error) {
-	f := frontProxyFiles{
-		ca:   filepath.Join(dir, "front-proxy-ca.crt"),
-		cert: filepath.Join(dir, "front-proxy-client.crt"),
-		key:  filepath.Join(dir, "front-proxy-client.key"),
+func WriteFrontProxyCerts(dir string) (FrontProxyFiles, error) {
+	f := FrontProxyFiles{
+		CA:   filepath.Join(dir, "front-proxy-ca.crt"),
+		Cert: filepath.Join(dir, "front-proxy-client.crt"),
+		Key:  filepath.Join(dir, "front-proxy-client.key"),
 	}
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -61,7 +61,7 @@ func writeFrontProxyCerts(dir string) (frontProxyFiles, error) {
 	}
 	tmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(2),
-		Subject:      pkix.Name{CommonName: frontProxyName},
+		Subject:      pkix.Name{CommonName: FrontProxyName},
 		NotBefore:    now.Add(-time.Hour),
 		NotAfter:     now.Add(10 * 365 * 24 * time.Hour),
 		KeyUsage:     x509.KeyUsageDigitalSignature,
@@ -76,9 +76,9 @@ func writeFrontProxyCerts(dir string) (frontProxyFiles, error) {
 		return f, err
 	}
 	for path, block := range map[string]*pem.Block{
-		f.ca:   {Type: "CERTIFICATE", Bytes: caDER},
-		f.cert: {Type: "CERTIFICATE", Bytes: der},
-		f.key:  {Type: "EC PRIVATE KEY", Bytes: keyDER},
+		f.CA:   {Type: "CERTIFICATE", Bytes: caDER},
+		f.Cert: {Type: "CERTIFICATE", Bytes: der},
+		f.Key:  {Type: "EC PRIVATE KEY", Bytes: keyDER},
 	} {
 		if err := os.WriteFile(path, pem.EncodeToMemory(block), 0o600); err != nil {
 			return f, fmt.Errorf("unable to write %s: %w", path, err)

@@ -1,4 +1,4 @@
-package lab
+package aggregated
 
 import (
 	"bufio"
@@ -23,8 +23,9 @@ import (
 // stand for which local listener, and connects there: every packet stays on
 // 127.0.0.1.
 
-// egressConfig is the apiserver's --egress-selector-config-file.
-const egressConfig = `apiVersion: apiserver.k8s.io/v1beta1
+// EgressConfig is the apiserver's --egress-selector-config-file, for a
+// socket path.
+const EgressConfig = `apiVersion: apiserver.k8s.io/v1beta1
 kind: EgressSelectorConfiguration
 egressSelections:
 - name: cluster
@@ -35,30 +36,32 @@ egressSelections:
         udsName: %s
 `
 
-// egress is the HTTP CONNECT proxy of the apiserver's cluster traffic.
-type egress struct {
+// Egress is the HTTP CONNECT proxy of the apiserver's cluster traffic.
+type Egress struct {
 	ln      net.Listener
 	log     logr.Logger
-	tempDir string // a folder made for the socket only, removed on close
+	// TempDir is a folder made for the socket only, removed by Close.
+	TempDir string
 
 	mu     sync.Mutex
 	routes map[string]string // cluster IP:port → 127.0.0.1:port
 }
 
-func startEgress(path string, log logr.Logger) (*egress, error) {
+// StartEgress serves the proxy on the Unix socket path.
+func StartEgress(path string, log logr.Logger) (*Egress, error) {
 	_ = os.Remove(path) // left by a lab that was killed
 	ln, err := net.Listen("unix", path)
 	if err != nil {
 		return nil, fmt.Errorf("unable to listen on %s for the apiserver's egress: %w", path, err)
 	}
-	e := &egress{ln: ln, log: log, routes: map[string]string{}}
+	e := &Egress{ln: ln, log: log, routes: map[string]string{}}
 	go e.serve()
 	return e, nil
 }
 
-// route sends connections to the cluster address from (a Service's cluster
+// Route sends connections to the cluster address from (a Service's cluster
 // IP and port) to the local address to; to "" removes the route.
-func (e *egress) route(from, to string) {
+func (e *Egress) Route(from, to string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if to == "" {
@@ -68,14 +71,15 @@ func (e *egress) route(from, to string) {
 	e.routes[from] = to
 }
 
-func (e *egress) close() {
+// Close stops the proxy and removes its socket.
+func (e *Egress) Close() {
 	_ = e.ln.Close() // removes the socket
-	if e.tempDir != "" {
-		_ = os.RemoveAll(e.tempDir)
+	if e.TempDir != "" {
+		_ = os.RemoveAll(e.TempDir)
 	}
 }
 
-func (e *egress) serve() {
+func (e *Egress) serve() {
 	for {
 		conn, err := e.ln.Accept()
 		if err != nil {
@@ -85,7 +89,7 @@ func (e *egress) serve() {
 	}
 }
 
-func (e *egress) handle(conn net.Conn) {
+func (e *Egress) handle(conn net.Conn) {
 	defer conn.Close()
 	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 	br := bufio.NewReader(conn)

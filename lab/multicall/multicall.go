@@ -1,9 +1,10 @@
-package lab
+package multicall
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 
 	"golang.org/x/sys/unix"
@@ -28,7 +29,7 @@ import (
 	_ "time/tzdata"                                       // CronJob time zones without a system tz database
 )
 
-// Component names under which a program that imports lab runs a
+// Component names under which a program that imports this package runs a
 // Kubernetes component instead of its own main. They are the names envtest
 // and users look for in a binary assets folder.
 const (
@@ -54,10 +55,10 @@ var components = map[string]func(args []string) int{
 	Kubectl:       func(args []string) int { return RunKubectl(args[1:]) },
 }
 
-// parentPIDEnv names the variable through which a lab tells its children
+// ParentPIDEnv names the variable through which a lab tells its children
 // which process they belong to, so that a child started after its parent
 // already died exits at once instead of running as an orphan.
-const parentPIDEnv = "CRDLAB_PARENT_PID"
+const ParentPIDEnv = "CRDLAB_PARENT_PID"
 
 func init() {
 	name := filepath.Base(os.Args[0])
@@ -80,7 +81,7 @@ func dieWithParent() {
 		fmt.Fprintf(os.Stderr, "crdlab: unable to set parent death signal: %v\n", err)
 		os.Exit(1)
 	}
-	want, err := strconv.Atoi(os.Getenv(parentPIDEnv))
+	want, err := strconv.Atoi(os.Getenv(ParentPIDEnv))
 	if err != nil {
 		return // started by hand, not by a lab: nothing to compare with
 	}
@@ -106,4 +107,35 @@ func RunKubectl(args []string) int {
 		kubectlutil.CheckErr(err) // prints the error the way kubectl does and exits
 	}
 	return 0
+}
+
+// Link lays out in dir a symbolic link to this executable for each
+// component name, the binary assets folder envtest expects, and returns dir.
+func Link(dir string) (string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("unable to find this executable: %w", err)
+	}
+	if self, err = filepath.EvalSymlinks(self); err != nil {
+		return "", fmt.Errorf("unable to resolve this executable: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("unable to create binary dir %s: %w", dir, err)
+	}
+	names := make([]string, 0, len(components))
+	for name := range components {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		link := filepath.Join(dir, name)
+		if target, err := os.Readlink(link); err == nil && target == self {
+			continue
+		}
+		_ = os.Remove(link)
+		if err := os.Symlink(self, link); err != nil {
+			return "", fmt.Errorf("unable to link %s: %w", link, err)
+		}
+	}
+	return dir, nil
 }

@@ -1,4 +1,4 @@
-package lab
+package proc
 
 import (
 	"context"
@@ -15,17 +15,17 @@ import (
 	"github.com/go-logr/logr"
 )
 
-// child is a component the lab starts and supervises itself (envtest knows
-// only etcd and kube-apiserver): it is started from this executable, checked
+// Child is a component a lab starts and supervises itself (envtest knows
+// only etcd and kube-apiserver): it is started from an executable, checked
 // through its health endpoint, restarted with a back-off if it exits on its
 // own, and stopped with SIGTERM, then SIGKILL.
-type child struct {
-	name    string
-	path    string
-	args    []string
-	health  string // https URL of its /healthz
-	logPath string
-	log     logr.Logger
+type Child struct {
+	Name    string
+	Path    string
+	Args    []string
+	Health  string // https URL of its /healthz
+	LogPath string
+	Log     logr.Logger
 
 	mu       sync.Mutex
 	cmd      *exec.Cmd
@@ -36,9 +36,9 @@ type child struct {
 	stopped  chan struct{} // closed when supervision ended
 }
 
-// start runs the child and waits until its health endpoint answers 200, it
-// exits, or timeout passes. It then keeps it running until stop.
-func (c *child) start(ctx context.Context, timeout time.Duration) error {
+// Start runs the child and waits until its health endpoint answers 200, it
+// exits, or timeout passes. It then keeps it running until Stop.
+func (c *Child) Start(ctx context.Context, timeout time.Duration) error {
 	c.stopCh = make(chan struct{})
 	c.mu.Lock()
 	err := c.spawnLocked()
@@ -47,7 +47,7 @@ func (c *child) start(ctx context.Context, timeout time.Duration) error {
 		return err
 	}
 	if err := c.waitHealthy(ctx, timeout); err != nil {
-		_ = c.stop(5 * time.Second)
+		_ = c.Stop(5 * time.Second)
 		return err
 	}
 	c.stopped = make(chan struct{})
@@ -57,12 +57,12 @@ func (c *child) start(ctx context.Context, timeout time.Duration) error {
 
 // spawnLocked starts a process of the child; c.mu is held, so stop sees
 // either no process or this one.
-func (c *child) spawnLocked() error {
-	logFile, err := os.OpenFile(c.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+func (c *Child) spawnLocked() error {
+	logFile, err := os.OpenFile(c.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
-		return fmt.Errorf("unable to open log for %s: %w", c.name, err)
+		return fmt.Errorf("unable to open log for %s: %w", c.Name, err)
 	}
-	cmd := exec.Command(c.path, c.args...)
+	cmd := exec.Command(c.Path, c.Args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// A process group of its own, as envtest gives etcd and kube-apiserver:
 	// a Ctrl-C in the terminal (or timeout(1)) signals the lab's process
@@ -70,7 +70,7 @@ func (c *child) spawnLocked() error {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		logFile.Close()
-		return fmt.Errorf("unable to start %s: %w", c.name, err)
+		return fmt.Errorf("unable to start %s: %w", c.Name, err)
 	}
 	exited := make(chan struct{})
 	go func() {
@@ -79,11 +79,11 @@ func (c *child) spawnLocked() error {
 		close(exited)
 	}()
 	c.cmd, c.exited = cmd, exited
-	c.log.V(1).Info("started", "component", c.name, "pid", cmd.Process.Pid)
+	c.Log.V(1).Info("started", "component", c.Name, "pid", cmd.Process.Pid)
 	return nil
 }
 
-func (c *child) waitHealthy(ctx context.Context, timeout time.Duration) error {
+func (c *Child) waitHealthy(ctx context.Context, timeout time.Duration) error {
 	hc := &http.Client{
 		Timeout:   time.Second,
 		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec // self-signed, loopback
@@ -92,7 +92,7 @@ func (c *child) waitHealthy(ctx context.Context, timeout time.Duration) error {
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		if resp, err := hc.Get(c.health); err == nil {
+		if resp, err := hc.Get(c.Health); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				return nil
@@ -100,13 +100,13 @@ func (c *child) waitHealthy(ctx context.Context, timeout time.Duration) error {
 		}
 		select {
 		case <-c.exited:
-			cause := lastError(c.logPath)
+			cause := LastError(c.LogPath)
 			if cause == "" {
-				cause = "see " + c.logPath
+				cause = "see " + c.LogPath
 			}
-			return fmt.Errorf("%s exited before it was healthy: %s", c.name, cause)
+			return fmt.Errorf("%s exited before it was healthy: %s", c.Name, cause)
 		case <-deadline:
-			return fmt.Errorf("%s not healthy at %s within %s (log %s)", c.name, c.health, timeout, c.logPath)
+			return fmt.Errorf("%s not healthy at %s within %s (log %s)", c.Name, c.Health, timeout, c.LogPath)
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-tick.C:
@@ -115,7 +115,7 @@ func (c *child) waitHealthy(ctx context.Context, timeout time.Duration) error {
 }
 
 // supervise restarts the child whenever it exits until stop is called.
-func (c *child) supervise() {
+func (c *Child) supervise() {
 	defer close(c.stopped)
 	backoff := 500 * time.Millisecond
 	for {
@@ -130,7 +130,7 @@ func (c *child) supervise() {
 			return
 		}
 		c.restarts++
-		c.log.Info("component exited, restarting", "component", c.name, "restarts", c.restarts, "backoff", backoff, "cause", lastError(c.logPath))
+		c.Log.Info("component exited, restarting", "component", c.Name, "restarts", c.restarts, "backoff", backoff, "cause", LastError(c.LogPath))
 		select {
 		case <-time.After(backoff):
 		case <-c.stopCh:
@@ -147,14 +147,15 @@ func (c *child) supervise() {
 		err := c.spawnLocked()
 		c.mu.Unlock()
 		if err != nil {
-			c.log.Error(err, "unable to restart component", "component", c.name)
+			c.Log.Error(err, "unable to restart component", "component", c.Name)
 			return
 		}
 	}
 }
 
-// stop ends the child: SIGTERM, then SIGKILL after grace.
-func (c *child) stop(grace time.Duration) error {
+// Stop ends the child: SIGTERM, then SIGKILL after grace. It stays stopped
+// until Resume.
+func (c *Child) Stop(grace time.Duration) error {
 	c.mu.Lock()
 	if c.stopping {
 		c.mu.Unlock()
@@ -182,8 +183,8 @@ func (c *child) stop(grace time.Duration) error {
 	return nil
 }
 
-// pid returns the process ID of the running child, or 0.
-func (c *child) pid() int {
+// PID returns the process ID of the running child, or 0.
+func (c *Child) PID() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.cmd == nil || c.cmd.Process == nil {
@@ -192,12 +193,33 @@ func (c *child) pid() int {
 	return c.cmd.Process.Pid
 }
 
-// kill kills the child outright, as a crash would; supervision restarts it.
-func (c *child) kill() error {
+// Kill kills the child outright, as a crash would; supervision restarts it.
+func (c *Child) Kill() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.cmd == nil {
-		return errors.New(c.name + " is not running")
+		return errors.New(c.Name + " is not running")
 	}
 	return c.cmd.Process.Kill()
+}
+
+// Running reports whether the child runs: it was started and not stopped
+// (a crashed child that supervision restarts runs).
+func (c *Child) Running() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cmd != nil && !c.stopping
+}
+
+// Resume starts a child Stop stopped, and returns once it is healthy.
+// Resuming a running child does nothing.
+func (c *Child) Resume(ctx context.Context, timeout time.Duration) error {
+	c.mu.Lock()
+	stopped := c.stopping
+	c.stopping = false
+	c.mu.Unlock()
+	if !stopped {
+		return nil
+	}
+	return c.Start(ctx, timeout)
 }

@@ -1,0 +1,104 @@
+package aggregated
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"net"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// APIServices are the aggregated groups a lab registers, by APIService
+// name.
+var APIServices = map[string]struct{ Group, Version string }{
+	"v1beta1.metrics.k8s.io":  {"metrics.k8s.io", "v1beta1"},
+	"v1alpha1.lab.crdlab.dev": {SummaryGroupVersion.Group, SummaryGroupVersion.Version},
+}
+
+// placeholderEndpoint is the address of the aggregated server's
+// EndpointSlice. The aggregator's availability check wants an endpoint, and
+// endpoints may not be loopback addresses; nothing connects to this one
+// (TEST-NET-1, reserved for documentation): the aggregator dials the
+// Service's cluster IP, through the egress proxy, which connects to
+// 127.0.0.1.
+const placeholderEndpoint = "192.0.2.1"
+
+// Register makes srv reachable through the kube-apiserver's aggregator: its
+// Service, an EndpointSlice (marked ready again if it exists), the egress
+// route from the Service's cluster IP to srv, and the APIServices.
+func Register(ctx context.Context, c client.Client, srv *Server, egress *Egress) error {
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: ServiceName, Namespace: ServiceNamespace,
+			Labels: map[string]string{"app.kubernetes.io/managed-by": "crdlab"}},
+		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "https", Port: ServicePort,
+			TargetPort: intstr.FromInt32(ServicePort), Protocol: corev1.ProtocolTCP}}},
+	}
+	if err := c.Create(ctx, svc); apierrors.IsAlreadyExists(err) {
+		err = c.Get(ctx, client.ObjectKeyFromObject(svc), svc)
+	} else if err != nil {
+		return fmt.Errorf("aggregated API server: service: %w", err)
+	}
+	slice := &discoveryv1.EndpointSlice{
+		ObjectMeta: metav1.ObjectMeta{Name: ServiceName, Namespace: ServiceNamespace, Labels: map[string]string{
+			discoveryv1.LabelServiceName: ServiceName,
+			discoveryv1.LabelManagedBy:   "crdlab",
+		}},
+		AddressType: discoveryv1.AddressTypeIPv4,
+		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{placeholderEndpoint}, Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(true)}}},
+		Ports:       []discoveryv1.EndpointPort{{Name: ptr.To("https"), Port: ptr.To(int32(ServicePort)), Protocol: ptr.To(corev1.ProtocolTCP)}},
+	}
+	if err := c.Create(ctx, slice); apierrors.IsAlreadyExists(err) {
+		if err := MarkReady(ctx, c, true); err != nil { // started again
+			return err
+		}
+	} else if err != nil {
+		return fmt.Errorf("aggregated API server: endpointslice: %w", err)
+	}
+	egress.Route(net.JoinHostPort(svc.Spec.ClusterIP, fmt.Sprint(ServicePort)), srv.Addr())
+
+	for name, gv := range APIServices {
+		apisvc := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "apiregistration.k8s.io/v1",
+			"kind":       "APIService",
+			"metadata":   map[string]any{"name": name, "labels": map[string]any{"app.kubernetes.io/managed-by": "crdlab"}},
+			"spec": map[string]any{
+				"group": gv.Group, "version": gv.Version,
+				"groupPriorityMinimum": int64(100), "versionPriority": int64(100),
+				"service":  map[string]any{"namespace": ServiceNamespace, "name": ServiceName, "port": int64(ServicePort)},
+				"caBundle": base64.StdEncoding.EncodeToString(srv.CABundle()),
+			},
+		}}
+		if err := c.Patch(ctx, apisvc, client.Apply, client.FieldOwner("crdlab"), client.ForceOwnership); err != nil {
+			return fmt.Errorf("aggregated API server: APIService %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// MarkReady sets whether the aggregated API server's endpoint is ready. A
+// stopped server's endpoint marked not ready is what a dead Pod's would be:
+// the aggregator's availability controller notices at once, rather than at
+// its next check, within 30 s.
+func MarkReady(ctx context.Context, c client.Client, ready bool) error {
+	slice := &discoveryv1.EndpointSlice{}
+	key := client.ObjectKey{Namespace: ServiceNamespace, Name: ServiceName}
+	if err := c.Get(ctx, key, slice); err != nil {
+		return fmt.Errorf("aggregated API server: endpointslice: %w", err)
+	}
+	base := slice.DeepCopy()
+	for i := range slice.Endpoints {
+		slice.Endpoints[i].Conditions.Ready = ptr.To(ready)
+	}
+	if err := c.Patch(ctx, slice, client.MergeFrom(base)); err != nil {
+		return fmt.Errorf("aggregated API server: endpointslice: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,189 @@
+package full
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/crdlab/crdlab/controllers"
+	"github.com/crdlab/crdlab/fixtures"
+	"github.com/crdlab/crdlab/lab"
+	"github.com/crdlab/crdlab/lab/daemon"
+	"github.com/crdlab/crdlab/lab/timeline"
+)
+
+// Options configures a full lab. The zero value works: a lab with every
+// component, the sample CRDs and the sample operators.
+type Options struct {
+	// Lab configures the control plane. The sample CRDs are added to its
+	// CRDs; its Scheme defaults to controllers.Scheme(); its Logger is also
+	// the operators'.
+	Lab lab.Options
+
+	// NoSamples leaves out the sample CRDs and operators.
+	NoSamples bool
+
+	// Trace, if set, also receives, as they happen, the events only this
+	// process sees: the operators' reconcile passes and the aggregated API
+	// server's requests ('crdlab up' prints them; a suite collects them).
+	Trace timeline.Sink
+}
+
+// Lab is a running full lab. Stop it with Stop.
+type Lab struct {
+	*lab.Lab
+
+	// Operators are the sample operators (nil with Options.NoSamples).
+	Operators *controllers.Operators
+
+	events     timeline.Broadcast
+	stopOps    context.CancelFunc
+	stopServe  context.CancelFunc
+	stateDir   daemon.Dir
+	unlock     func()
+	sampleCRDs bool
+}
+
+// Start starts a full lab in this process. On error nothing it started is
+// left running.
+func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
+	l := &Lab{sampleCRDs: !opts.NoSamples}
+	defer func() {
+		if retErr != nil {
+			_ = l.Stop()
+		}
+	}()
+	sink := timeline.Tee(&l.events, opts.Trace)
+	o := opts.Lab
+	o.Requests = timeline.Tee(o.Requests, sink)
+	if o.Progress == nil {
+		o.Progress = func(string) {}
+	}
+	if o.Scheme == nil {
+		o.Scheme = controllers.Scheme()
+	}
+	if !opts.NoSamples {
+		crds, err := fixtures.CRDs()
+		if err != nil {
+			return nil, err
+		}
+		o.CRDs = append(crds, o.CRDs...)
+	}
+	var err error
+	if l.Lab, err = lab.Start(ctx, o); err != nil {
+		return nil, err
+	}
+	if opts.NoSamples {
+		return l, nil
+	}
+	opCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	l.stopOps = cancel
+	l.Operators, err = controllers.Start(opCtx, l.RESTConfig(), controllers.Options{Logger: o.Logger, Trace: sink})
+	if err != nil {
+		return nil, err
+	}
+	l.AttachOperators(l.Operators)
+	o.Progress("sample operators running: " + strings.Join(controllers.Names(), ", "))
+	return l, nil
+}
+
+// Up starts a long-running lab on the state dir d, as 'crdlab up' runs it:
+// d is locked for the lab's lifetime (daemon.ErrRunning when a lab holds
+// it), it is the lab's work dir, the control socket is served in it and,
+// once the lab is ready, its status and admin kubeconfig are written there,
+// so that other commands find it. Stop clears them and releases d.
+// Options.Lab.WorkDir is ignored.
+func Up(ctx context.Context, d daemon.Dir, opts Options) (_ *Lab, retErr error) {
+	if err := d.CheckPathLength(); err != nil {
+		return nil, fmt.Errorf("%w: %w", lab.ErrWorkDir, err)
+	}
+	unlock, err := d.Lock()
+	if errors.Is(err, daemon.ErrRunning) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", lab.ErrWorkDir, err)
+	}
+	started := time.Now()
+	opts.Lab.WorkDir = string(d)
+	l, err := Start(ctx, opts)
+	if err != nil {
+		unlock()
+		return nil, err
+	}
+	l.stateDir, l.unlock = d, unlock
+	defer func() {
+		if retErr != nil {
+			_ = l.Stop()
+		}
+	}()
+	serveCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	l.stopServe = cancel
+	if err := daemon.Serve(serveCtx, d, l.Lab, &l.events); err != nil {
+		return nil, err
+	}
+	st := daemon.Status{
+		PID:        os.Getpid(),
+		Endpoint:   l.Endpoint(),
+		Kubeconfig: d.Kubeconfig(),
+		DataDir:    opts.Lab.DataDir,
+		StartedAt:  started,
+		ReadyAt:    time.Now(),
+	}
+	if err := d.WriteStatus(st, l.Kubeconfig()); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// Events streams the events only this process sees (see Options.Trace)
+// into sink until ctx is done; ready, if not nil, is called once it
+// listens. A slow sink loses events rather than slowing the lab down. It
+// is the same stream a client of the control socket gets
+// (daemon.Client.Events).
+func (l *Lab) Events(ctx context.Context, sink timeline.Sink, ready func()) error {
+	ch, cancel := l.events.Subscribe()
+	defer cancel()
+	if ready != nil {
+		ready()
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case e := <-ch:
+			sink.Record(e)
+		}
+	}
+}
+
+// Stop stops the operators, then the lab; on a lab of Up it then clears
+// the state dir's status and releases it. It is safe on a partly started
+// lab and more than once.
+func (l *Lab) Stop() error {
+	var errs []error
+	if l.stopServe != nil {
+		l.stopServe()
+		l.stopServe = nil
+	}
+	if l.stopOps != nil {
+		l.stopOps()
+		l.stopOps = nil
+		if err := l.Operators.Wait(); err != nil && !errors.Is(err, context.Canceled) {
+			errs = append(errs, fmt.Errorf("sample operators: %w", err))
+		}
+	}
+	if l.Lab != nil {
+		errs = append(errs, l.Lab.Stop())
+	}
+	if l.unlock != nil {
+		l.stateDir.ClearStatus()
+		l.unlock()
+		l.unlock = nil
+	}
+	return errors.Join(errs...)
+}
+

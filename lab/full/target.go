@@ -1,0 +1,46 @@
+package full
+
+import (
+	"context"
+
+	"github.com/crdlab/crdlab/lab/daemon"
+	"github.com/crdlab/crdlab/lab/timeline"
+	"github.com/crdlab/crdlab/scenarios"
+)
+
+// Target is where scenarios run against this lab in this process: its
+// apiserver, its components and nodes, its own events, its audit log.
+func (l *Lab) Target() scenarios.Target {
+	return scenarios.Target{Config: l.RESTConfig(), Lab: actions{l}, AuditLog: l.Dir().AuditLog()}
+}
+
+// actions is a lab of this process as the scenario runner sees a lab, the
+// same way as one behind a control socket (daemon.Client).
+type actions struct{ l *Lab }
+
+var _ scenarios.Lab = actions{}
+var _ scenarios.Lab = (*daemon.Client)(nil)
+
+func (a actions) Components(context.Context) ([]daemon.Component, error) {
+	return a.l.Components(), nil
+}
+
+func (a actions) StopComponent(ctx context.Context, name string) error {
+	return a.l.StopComponent(ctx, name)
+}
+
+func (a actions) StartComponent(ctx context.Context, name string) error {
+	return a.l.StartComponent(ctx, name)
+}
+
+func (a actions) Nodes(context.Context) ([]daemon.Node, error) { return a.l.Nodes(), nil }
+
+func (a actions) StopNode(ctx context.Context, name string) error { return a.l.StopNode(ctx, name) }
+
+func (a actions) StartNode(ctx context.Context, name string) error {
+	return a.l.StartNode(ctx, name)
+}
+
+func (a actions) Events(ctx context.Context, sink timeline.Sink, ready func()) error {
+	return a.l.Events(ctx, sink, ready)
+}

@@ -1,0 +1,67 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/crdlab/crdlab/scenarios/format"
+)
+
+// expectErrorOp makes a write (or a read) that must be refused, with the
+// status code and message the step names.
+type expectErrorOp struct{ *ExpectError }
+
+func (e expectErrorOp) run(ctx context.Context, r *runner, _ time.Duration) (string, error) {
+	var err error
+	switch {
+	case e.Apply != nil:
+		_, err = applyOp{e.Apply}.run(ctx, r, 0)
+	case e.Patch != nil:
+		_, err = patchOp{e.Patch}.run(ctx, r, 0)
+	case e.Scale != nil:
+		_, err = scaleOp{e.Scale}.run(ctx, r, 0)
+	case e.Delete != nil:
+		_, err = deleteOp{e.Delete}.run(ctx, r, 0)
+	case e.Get != nil:
+		err = r.read(ctx, e.Get)
+	}
+	if err == nil {
+		return "", errors.New("accepted; want a refusal")
+	}
+	code := 0
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		code = int(status.Status().Code)
+	}
+	if e.Code != 0 && code != e.Code {
+		return "", fmt.Errorf("refused with status %d, want %d: %v", code, e.Code, err)
+	}
+	if e.Message != "" && !strings.Contains(err.Error(), e.Message) {
+		return "", fmt.Errorf("refused, but the message does not contain %q:\n%v", e.Message, err)
+	}
+	if code != 0 {
+		return fmt.Sprintf("refused (%d %s): %v", code, apierrors.ReasonForError(err), err), nil
+	}
+	return "refused: " + err.Error(), nil
+}
+
+// read gets or lists what ref selects, and returns only the error.
+func (r *runner) read(ctx context.Context, ref *format.ObjectRef) error {
+	ref = r.ref(ref)
+	ri, _, err := r.resource(ctx, ref.APIVersion, ref.Kind, ref.Namespace)
+	if err != nil {
+		return err
+	}
+	if ref.Name != "" {
+		_, err = ri.Get(ctx, ref.Name, metav1.GetOptions{})
+		return err
+	}
+	_, err = ri.List(ctx, metav1.ListOptions{LabelSelector: ref.Selector})
+	return err
+}

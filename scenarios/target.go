@@ -1,0 +1,112 @@
+package scenarios
+
+import (
+	"context"
+	"time"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/crdlab/crdlab/lab/daemon"
+	"github.com/crdlab/crdlab/lab/timeline"
+)
+
+// FieldManager is the field manager of a scenario's writes; the timeline
+// shows it as "you (scenario)".
+const FieldManager = "crdlab-scenario"
+
+// LabLabel marks the namespaces a scenario creates.
+const LabLabel = "crdlab.dev/scenario"
+
+// Lab is what a scenario can do to a lab beyond the Kubernetes API: stop
+// and start its components and simulated nodes, and follow the events only
+// the lab's process sees (its operators' reconcile passes, its aggregated
+// API server's requests). A client of a running lab's control socket
+// (*daemon.Client) is one; a lab in this process is another (see
+// lab/full).
+type Lab interface {
+	Components(ctx context.Context) ([]daemon.Component, error)
+	StopComponent(ctx context.Context, name string) error
+	StartComponent(ctx context.Context, name string) error
+	Nodes(ctx context.Context) ([]daemon.Node, error)
+	StopNode(ctx context.Context, name string) error
+	StartNode(ctx context.Context, name string) error
+	// Events streams the lab's own events into sink until ctx is done,
+	// calling ready once it listens.
+	Events(ctx context.Context, sink timeline.Sink, ready func()) error
+}
+
+// Target is where a scenario runs.
+type Target struct {
+	// Config reaches the cluster's apiserver.
+	Config *rest.Config
+	// Lab, if not nil, performs lab steps; without it (a cluster reached
+	// through a kubeconfig) they are skipped, and the steps after them.
+	Lab Lab
+	// AuditLog, if set, is the apiserver's audit log (daemon.Dir.AuditLog):
+	// the timeline reads it to name who deleted what (the garbage
+	// collector, the namespace controller...).
+	AuditLog string
+}
+
+// Entry is one line of a scenario's report: what Listener receives.
+type Entry struct {
+	Type        string          `json:"type"` // scenario, narrate, step, event, note, result
+	Time        time.Time       `json:"time"`
+	Scenario    string          `json:"scenario"`
+	Title       string          `json:"title,omitempty"`
+	Namespace   string          `json:"namespace,omitempty"`
+	Step        int             `json:"step,omitempty"` // 1-based
+	Steps       int             `json:"steps,omitempty"`
+	Action      string          `json:"action,omitempty"`
+	Description string          `json:"description,omitempty"`
+	Status      string          `json:"status,omitempty"` // running, passed, failed, skipped
+	Text        string          `json:"text,omitempty"`
+	Event       *timeline.Event `json:"event,omitempty"`
+	Seconds     float64         `json:"seconds,omitempty"`
+}
+
+// Statuses of steps and scenarios.
+const (
+	Running = "running"
+	Passed  = "passed"
+	Failed  = "failed"
+	Skipped = "skipped"
+)
+
+// Listener receives a scenario's report as it happens. It is called from
+// several goroutines, one call at a time.
+type Listener func(Entry)
+
+// Options configures a run.
+type Options struct {
+	// Listener receives the report; nil: nothing is reported.
+	Listener Listener
+	// Timeline shows every change in the scenario's namespaces as it
+	// happens, with its actor (default true through Run's callers: the CLI
+	// and RunAll turn it on).
+	Timeline bool
+}
+
+// Result is how a scenario went.
+type Result struct {
+	Scenario  string        `json:"scenario"`
+	Title     string        `json:"title"`
+	Namespace string        `json:"namespace"`
+	Status    string        `json:"status"` // passed, failed, skipped
+	Message   string        `json:"message,omitempty"`
+	Duration  time.Duration `json:"duration"`
+	Steps     []StepResult  `json:"steps"`
+}
+
+// Passed reports whether the scenario passed.
+func (r *Result) Passed() bool { return r.Status == Passed }
+
+// StepResult is how a step went.
+type StepResult struct {
+	Index       int           `json:"index"` // 1-based
+	Action      string        `json:"action"`
+	Description string        `json:"description"`
+	Status      string        `json:"status"`
+	Message     string        `json:"message,omitempty"`
+	Duration    time.Duration `json:"duration"`
+}
