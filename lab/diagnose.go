@@ -23,4 +23,3 @@ func (l *Lab) explainStartError(err error) error {
 	return fmt.Errorf("unable to start the control plane: %s (logs in %s): %w",
 		strings.Join(causes, "; "), l.dir.Logs(), err)
 }
-

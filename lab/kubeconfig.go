@@ -43,4 +43,3 @@ func kubeconfigFor(cfg *rest.Config) ([]byte, error) {
 func (l *Lab) WriteKubeconfig(path string) error {
 	return daemon.WriteFileAtomic(path, l.kubeconfig, 0o600)
 }
-

@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"net"
 	"os"
-		"strconv"
+	"strconv"
 	"strings"
 	"sync"
 	"time"

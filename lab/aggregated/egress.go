@@ -38,8 +38,8 @@ egressSelections:
 
 // Egress is the HTTP CONNECT proxy of the apiserver's cluster traffic.
 type Egress struct {
-	ln      net.Listener
-	log     logr.Logger
+	ln  net.Listener
+	log logr.Logger
 	// TempDir is a folder made for the socket only, removed by Close.
 	TempDir string
 

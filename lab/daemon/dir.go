@@ -38,7 +38,9 @@ var (
 )
 
 // Path returns the path of a file or folder name in d.
-func (d Dir) Path(name ...string) string { return filepath.Join(append([]string{string(d)}, name...)...) }
+func (d Dir) Path(name ...string) string {
+	return filepath.Join(append([]string{string(d)}, name...)...)
+}
 
 // Logs is the folder of the components' logs.
 func (d Dir) Logs() string { return d.Path("logs") }

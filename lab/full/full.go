@@ -186,4 +186,3 @@ func (l *Lab) Stop() error {
 	}
 	return errors.Join(errs...)
 }
-
