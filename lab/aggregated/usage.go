@@ -9,8 +9,8 @@ import (
 )
 
 // Annotations that steer the simulated resource use of Pods. They are read
-// on the Pod, or else on the object that controls it (its ReplicaSet, that
-// ReplicaSet's Deployment, its StatefulSet, DaemonSet or Job), so that
+// on the Pod, or else on its ReplicaSet, or else on that ReplicaSet's
+// Deployment (each annotation on its own), so that
 // 'kubectl annotate deployment web crdlab.dev/cpu-usage=400m' changes the
 // load of every Pod of web without a rollout.
 const (

@@ -86,6 +86,7 @@ type Kubelet struct {
 	queue  workqueue.TypedRateLimitingInterface[string]
 	cancel context.CancelFunc
 	done   sync.WaitGroup
+	now    func() time.Time // the clock of Pods' lives
 
 	mu    sync.Mutex
 	nodes map[string]*node
@@ -107,6 +108,7 @@ func Start(ctx context.Context, cfg *rest.Config, opts Options) (*Kubelet, error
 		opts:   opts,
 		client: cs,
 		cancel: cancel,
+		now:    time.Now,
 		nodes:  map[string]*node{},
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.DefaultTypedControllerRateLimiter[string](),

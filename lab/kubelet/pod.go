@@ -65,7 +65,7 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (time.Duration, error
 	case corev1.PodSucceeded, corev1.PodFailed:
 		return 0, nil
 	}
-	now := time.Now()
+	now := k.now()
 	behavior := pod.Annotations[AnnotationBehavior]
 
 	if pod.Status.StartTime == nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -36,6 +37,12 @@ type auditEvent struct {
 // asks, the kubelet confirms), so each key holds its deletions in order, and
 // each deletion the timeline reports takes the oldest one left.
 type auditLog struct {
+	// ready is closed once the follower reads from the end of the log as
+	// it was when it started: deletions after that are seen.
+	ready chan struct{}
+	// seen counts the bytes the follower has read, a partial line included.
+	seen atomic.Int64
+
 	mu      sync.Mutex
 	deleted map[string][]deletion // resource/namespace/name (name "" for a collection)
 }
@@ -51,28 +58,32 @@ const auditMemory = 30 * time.Second
 func auditKey(resource, ns, name string) string { return resource + "/" + ns + "/" + name }
 
 // followAudit reads the audit log at path from its current end as it grows,
-// until ctx is done.
+// until ctx is done; a log that does not exist yet is read from its start
+// once the apiserver creates it. a.ready is closed once what is written
+// after is sure to be read.
 func followAudit(ctx context.Context, path string) *auditLog {
-	a := &auditLog{deleted: map[string][]deletion{}}
+	a := &auditLog{deleted: map[string][]deletion{}, ready: make(chan struct{})}
 	go func() {
-		var f *os.File
-		for f == nil { // the apiserver may not have created it yet
-			var err error
-			if f, err = os.Open(path); err != nil {
-				select {
-				case <-ctx.Done():
-					return
-				case <-time.After(200 * time.Millisecond):
-				}
+		f, err := os.Open(path)
+		if err == nil {
+			_, err = f.Seek(0, io.SeekEnd)
+		}
+		close(a.ready)
+		for err != nil { // the apiserver has not created it yet
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(200 * time.Millisecond):
 			}
+			f, err = os.Open(path)
 		}
 		defer f.Close()
-		_, _ = f.Seek(0, io.SeekEnd)
 		r := bufio.NewReaderSize(f, 64<<10)
 		var partial []byte
 		for {
 			line, err := r.ReadBytes('\n')
 			partial = append(partial, line...)
+			a.seen.Add(int64(len(line)))
 			if err == nil {
 				a.add(partial)
 				partial = partial[:0]

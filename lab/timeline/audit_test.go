@@ -38,10 +38,10 @@ func TestFollowAudit(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	a := followAudit(ctx, path)
-	time.Sleep(100 * time.Millisecond) // it starts at the end
+	<-a.ready // it starts at the end
 	line := `{"stage":"ResponseComplete","verb":"delete","userAgent":"x","user":{"username":"system:serviceaccount:kube-system:generic-garbage-collector"},"objectRef":{"resource":"replicasets","namespace":"a","name":"rs"}}` + "\n"
 	_, _ = f.WriteString(line[:40])
-	time.Sleep(50 * time.Millisecond)
+	waitSeen(t, a, 40) // the follower has read half a line and waits for the rest
 	_, _ = f.WriteString(line[40:])
 	_, _ = f.WriteString(`{"stage":"ResponseComplete","verb":"deletecollection","user":{"username":"system:serviceaccount:kube-system:namespace-controller"},"objectRef":{"resource":"configmaps","namespace":"b"}}` + "\n")
 	if got := a.who("replicasets", "a", "rs", 2*time.Second); got != "garbage collector" {
@@ -59,11 +59,22 @@ func TestFollowAudit(t *testing.T) {
 	for _, user := range [][2]string{{"system:serviceaccount:kube-system:generic-garbage-collector", "kube-controller-manager"}, {"admin", "crdlab-kubelet"}} {
 		_, _ = f.WriteString(`{"stage":"ResponseComplete","verb":"delete","user":{"username":"` + user[0] + `"},"userAgent":"` + user[1] + `","objectRef":{"resource":"pods","namespace":"a","name":"q"}}` + "\n")
 	}
-	time.Sleep(100 * time.Millisecond)
 	if got := a.who("pods", "a", "q", 2*time.Second); got != "garbage collector" {
 		t.Errorf("first deleter of pods/a/q: %q", got)
 	}
 	if got := a.who("pods", "a", "q", 2*time.Second); got != "kubelet (simulated)" {
 		t.Errorf("second deleter of pods/a/q: %q", got)
+	}
+}
+
+// waitSeen waits until the follower has read n bytes since it started.
+func waitSeen(t *testing.T, a *auditLog, n int64) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for a.seen.Load() < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("the follower read %d bytes, want %d", a.seen.Load(), n)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }

@@ -44,7 +44,8 @@ func Watch(ctx context.Context, cfg *rest.Config, sink Sink) error {
 // Options are Watch's options.
 type Options struct {
 	// Synced, if not nil, is called once the resources found at the start
-	// are watched: changes made after it are recorded.
+	// are watched and the audit log is followed: changes made after it are
+	// recorded, deletions with who made them.
 	Synced func()
 	// AuditLog is the apiserver's audit log (lab.Lab.AuditLog), read to name
 	// who deleted what. Without it, deletions by others show "?".
@@ -73,6 +74,12 @@ func WatchWith(ctx context.Context, cfg *rest.Config, sink Sink, opts Options) e
 		w.discover(ctx, disc)
 		if synced != nil {
 			cache.WaitForCacheSync(ctx.Done(), w.synced...)
+			if w.audit != nil {
+				select {
+				case <-w.audit.ready:
+				case <-ctx.Done():
+				}
+			}
 			synced()
 			synced = nil
 		}
