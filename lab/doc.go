@@ -2,30 +2,35 @@
 // and a real kube-apiserver, started through controller-runtime's envtest,
 // from the program's own executable.
 //
+// # Components and nodes
+//
+// Besides etcd and kube-apiserver, a lab runs the optional components of
+// Options.Components: kube-controller-manager, kube-scheduler, simulated
+// nodes (package lab/kubelet) and an aggregated API server (package
+// lab/aggregated). Components lists them with whether each runs;
+// StopComponent and StartComponent stop and start one by the name
+// 'crdlab up --components' takes; operators attached with AttachOperators
+// are components too. Nodes, StopNode and StartNode do the same for each
+// simulated node.
+//
 // # Multi-call binary
 //
-// A program that imports lab can run every component itself: when it is
-// executed under the name etcd, kube-apiserver, kube-controller-manager,
-// kube-scheduler or kubectl (through a symbolic link), the package's init
-// runs that component and exits, before main or any test starts. Start lays
-// out such links in its work dir and hands the folder to envtest as its
-// binary assets folder, so envtest starts etcd and kube-apiserver exactly as
-// it always does, with nothing downloaded. This works for `go test` binaries
-// too: a test binary that imports lab is its own control plane.
+// A program that imports lab can run every component itself (package
+// lab/multicall): executed under the name etcd, kube-apiserver,
+// kube-controller-manager, kube-scheduler or kubectl through a symbolic
+// link, it is that component. Start lays out such links in its work dir and
+// hands the folder to envtest as its binary assets folder, so envtest starts
+// etcd and kube-apiserver exactly as it always does, with nothing
+// downloaded. This works for `go test` binaries too: a test binary that
+// imports lab is its own control plane.
 //
 // To run other binaries instead, set Options.BinaryAssetsDirectory, or the
 // environment variables envtest reads (KUBEBUILDER_ASSETS,
 // TEST_ASSET_ETCD, TEST_ASSET_KUBE_APISERVER).
 //
-// # Children never outlive the lab
+// # Related packages
 //
-// Each component this program runs for a lab asks the kernel for a parent
-// death signal first thing, and exits at once if the lab that started it is
-// gone already, so even a SIGKILL of the lab's process leaves nothing behind.
-//
-// # State dir
-//
-// StateDir is the folder a long-running lab ('crdlab up') keeps its
-// kubeconfig, status and logs in, locked so that one lab at a time runs on
-// it; other commands find the running lab through it.
+// lab/full adds the sample CRDs and operators, as 'crdlab up' runs them;
+// lab/daemon is the protocol of a long-running lab (its state dir, its
+// control socket); lab/timeline is the vocabulary of what happens in it.
 package lab

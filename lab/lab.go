@@ -55,7 +55,8 @@ type Lab struct {
 	aggAddr    string             // where it listens, kept across restarts
 }
 
-// Errors of Start that name the option at fault.
+// Errors of Start, StopComponent, StartComponent, StopNode and StartNode;
+// each names the option or the name at fault.
 var (
 	// ErrPortInUse: Options.Port is taken.
 	ErrPortInUse = errors.New("port in use")

@@ -14,7 +14,7 @@ import (
 
 // The watch of an object says it was deleted, not by whom; the apiserver's
 // audit log does. A lab runs its apiserver with an audit policy that logs
-// deletions only (lab.AuditPolicy), and the timeline reads the log to name
+// deletions only, and the timeline reads the log to name
 // who deleted what: the garbage collector, the namespace controller, you.
 
 // auditEvent is the part of an audit.k8s.io/v1 Event the timeline reads.

@@ -47,7 +47,7 @@ type Options struct {
 	// are watched and the audit log is followed: changes made after it are
 	// recorded, deletions with who made them.
 	Synced func()
-	// AuditLog is the apiserver's audit log (lab.Lab.AuditLog), read to name
+	// AuditLog is the apiserver's audit log (a lab's Dir().AuditLog()), read to name
 	// who deleted what. Without it, deletions by others show "?".
 	AuditLog string
 }

@@ -1,12 +1,3 @@
-// Package scenarios runs scripted, narrated scenarios against a lab or any
-// cluster: apply, delete, patch and scale objects, expect what the control
-// loops make of it, expect refusals, stop and start controllers and nodes,
-// while a timeline shows who does what.
-//
-// A scenario is YAML defined by the types of this file (see
-// docs/scenario-format.md, generated from them, and
-// docs/scenario.schema.json for editors). The built-in scenarios are
-// embedded in the binary (builtin/*.yaml).
 package format
 
 import (
