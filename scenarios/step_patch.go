@@ -16,19 +16,28 @@ import (
 type patchOp struct{ *Patch }
 
 func (p patchOp) run(ctx context.Context, r *runner, _ time.Duration) (string, error) {
-	ref := r.ref(&p.ObjectRef)
-	ri, _, err := r.resource(ctx, ref.APIVersion, ref.Kind, ref.Namespace)
-	if err != nil {
-		return "", err
-	}
 	pt, body, err := patchBody(p.Patch)
 	if err != nil {
 		return "", err
 	}
-	if _, err := ri.Patch(ctx, ref.Name, pt, body, metav1.PatchOptions{FieldManager: FieldManager}); err != nil {
-		return "", fmt.Errorf("%s: %w", format.RefWhat(&p.ObjectRef), err)
+	if err := r.patch(ctx, &p.ObjectRef, pt, body); err != nil {
+		return "", err
 	}
 	return "patched " + format.RefWhat(&p.ObjectRef), nil
+}
+
+// patch patches the object ref names (with ${NAMESPACE} expanded), or one
+// of its subresources.
+func (r *runner) patch(ctx context.Context, ref *ObjectRef, pt types.PatchType, body []byte, subresources ...string) error {
+	x := r.ref(ref)
+	ri, _, err := r.resource(ctx, x.APIVersion, x.Kind, x.Namespace)
+	if err != nil {
+		return err
+	}
+	if _, err := ri.Patch(ctx, x.Name, pt, body, metav1.PatchOptions{FieldManager: FieldManager}, subresources...); err != nil {
+		return fmt.Errorf("%s: %w", format.RefWhat(ref), err)
+	}
+	return nil
 }
 
 func patchBody(p *Patch) (types.PatchType, []byte, error) {

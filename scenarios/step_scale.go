@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/crdlab/crdlab/scenarios/format"
@@ -16,14 +15,9 @@ import (
 type scaleOp struct{ *Scale }
 
 func (s scaleOp) run(ctx context.Context, r *runner, _ time.Duration) (string, error) {
-	ref := r.ref(&s.ObjectRef)
-	ri, _, err := r.resource(ctx, ref.APIVersion, ref.Kind, ref.Namespace)
-	if err != nil {
-		return "", err
-	}
 	body := fmt.Sprintf(`{"spec":{"replicas":%d}}`, s.Replicas)
-	if _, err := ri.Patch(ctx, ref.Name, types.MergePatchType, []byte(body), metav1.PatchOptions{FieldManager: FieldManager}, "scale"); err != nil {
-		return "", fmt.Errorf("%s: %w", format.RefWhat(&s.ObjectRef), err)
+	if err := r.patch(ctx, &s.ObjectRef, types.MergePatchType, []byte(body), "scale"); err != nil {
+		return "", err
 	}
 	return fmt.Sprintf("scaled %s to %d", format.RefWhat(&s.ObjectRef), s.Replicas), nil
 }
