@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	metricsclient "k8s.io/metrics/pkg/client/clientset/versioned"
 	"k8s.io/utils/ptr"
@@ -34,6 +35,7 @@ var _ = Describe("the aggregated API server", func() {
 	available := func(ctx context.Context, status string) {
 		GinkgoHelper()
 		dyn := dynamic.NewForConfigOrDie(shared.RESTConfig())
+		dc := discovery.NewDiscoveryClientForConfigOrDie(shared.RESTConfig())
 		gvr := schema.GroupVersionResource{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"}
 		Eventually(func(g Gomega) {
 			for name := range aggregated.APIServices {
@@ -41,6 +43,19 @@ var _ = Describe("the aggregated API server", func() {
 				g.Expect(err).NotTo(HaveOccurred())
 				conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
 				g.Expect(conds).To(ContainElement(And(HaveKeyWithValue("type", "Available"), HaveKeyWithValue("status", status))), name)
+			}
+			// The condition is read from etcd; the aggregator's proxy learns
+			// it through its APIService informer a moment later, and until
+			// then answers as before (503 after a start, 200 after a stop).
+			// Its discovery answer is the signal that it has.
+			for name, gv := range aggregated.APIServices {
+				var code int
+				dc.RESTClient().Get().AbsPath("/apis", gv.Group, gv.Version).Do(ctx).StatusCode(&code)
+				if status == "True" {
+					g.Expect(code).To(Equal(http.StatusOK), name)
+				} else {
+					g.Expect(code).To(Equal(http.StatusServiceUnavailable), name)
+				}
 			}
 		}).WithContext(ctx).WithTimeout(60 * time.Second).Should(Succeed())
 	}
