@@ -70,10 +70,24 @@ test-deps: ## Install what the tests need: Debian's kubectl.
 		apt-get update -qq && (apt-get install -y -qq kubectl || apt-get install -y -qq kubernetes-client); }
 
 .PHONY: test
-test: test-deps verify-manifests ## Run every test: unit, integration (real apiserver) and CLI.
+test: test-deps verify-manifests ## Run every test: unit, integration (real apiserver), CLI, and the modules of users' suites.
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "not gofmt-ed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
 	$(GO) test -vet=off -count=1 -timeout 30m ./...
+	$(MAKE) test-modules
+
+# Modules with a go.mod of their own, on their own dependency versions: the
+# module users' suites import, and the example operator project that uses it.
+MODULES ?= lab/labtest docs/examples/guestbook-operator
+
+.PHONY: test-modules
+test-modules: build ## Test the modules with their own go.mod (lab/labtest, the example operator) against bin/crdlab.
+	@set -e; for m in $(MODULES); do \
+		echo "== $$m"; \
+		(cd $$m && $(GO) vet ./... && \
+		 CRDLAB_BINARY=$(CURDIR)/$(BIN) KUBEBUILDER_ASSETS=$$($(CURDIR)/$(BIN) envtest) \
+		 $(GO) test -count=1 -timeout 15m ./...); \
+	done
 
 .PHONY: fuzz
 fuzz: ## Fuzz the scenario loader for 3 minutes (FUZZTIME=10m for longer).

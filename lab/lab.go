@@ -1,9 +1,6 @@
 package lab
 
 import (
-	"github.com/go-logr/logr"
-	"k8s.io/klog/v2"
-
 	"context"
 	"errors"
 	"fmt"
@@ -14,19 +11,22 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"golang.org/x/sync/errgroup"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/crdlab/crdlab/lab/aggregated"
 	"github.com/crdlab/crdlab/lab/daemon"
 	"github.com/crdlab/crdlab/lab/internal/proc"
+	"github.com/crdlab/crdlab/lab/internal/reset"
 	"github.com/crdlab/crdlab/lab/kubelet"
 	"github.com/crdlab/crdlab/lab/multicall"
 )
@@ -53,6 +53,9 @@ type Lab struct {
 	egress     *aggregated.Egress // the apiserver's way into the "cluster"
 	aggregated *aggregated.Server // the aggregated API server, while it runs
 	aggAddr    string             // where it listens, kept across restarts
+
+	etcd     *clientv3.Client // for Reset
+	baseline *reset.Baseline  // etcd's content when Start returned
 }
 
 // Errors of Start, StopComponent, StartComponent, StopNode and StartNode;
@@ -149,6 +152,9 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 		return nil, err
 	}
 	if err := l.startWorkloadComponents(ctx); err != nil {
+		return nil, err
+	}
+	if err := l.takeBaseline(ctx); err != nil {
 		return nil, err
 	}
 	return l, nil
@@ -248,6 +254,10 @@ func (l *Lab) Stop() error {
 		}
 	}
 	clear(l.children)
+	if l.etcd != nil {
+		_ = l.etcd.Close()
+		l.etcd = nil
+	}
 	if l.env != nil {
 		if err := l.env.Stop(); err != nil {
 			errs = append(errs, fmt.Errorf("unable to stop the control plane: %w", err))

@@ -17,6 +17,8 @@ func TestHelpGolden(t *testing.T) {
 		{"kubectl", "--help"},
 		{"version", "--help"},
 		{"node", "--help"},
+		{"reset", "--help"},
+		{"envtest", "--help"},
 		{"crd", "migrate", "--help"},
 		{"scenario", "--help"},
 		{"scenario", "run", "--help"},

@@ -72,8 +72,10 @@ Start with 'crdlab up', then use kubectl against the printed kubeconfig.`,
 		newStatusCommand(g),
 		newKubectlCommand(g),
 		newNodeCommand(g),
+		newResetCommand(g),
 		newScenarioCommand(g),
 		newCRDCommand(),
+		newEnvtestCommand(),
 		newVersionCommand(),
 	)
 	return cmd

@@ -33,6 +33,7 @@ type upFlags struct {
 	podDelay   time.Duration
 	noSamples  bool
 	crds       []string
+	owners     []int
 }
 
 func newUpCommand(g *globalFlags) *cobra.Command {
@@ -87,6 +88,9 @@ folder to keep it in: a lab started again on it has every object it had.`,
 	cmd.Flags().BoolVar(&f.noSamples, "no-samples", false, "do not install the sample CRDs nor run the sample operators")
 	cmd.Flags().StringArrayVar(&f.crds, "crds", nil, "a folder or file of your own CRD manifests to install (repeatable)")
 	cmd.Flags().DurationVar(&f.podDelay, "pod-start-delay", 0, "how long a Pod bound to a simulated node takes to become Running")
+	// For lab/labtest: the lab stops when the test binary or 'go test' ends.
+	cmd.Flags().IntSliceVar(&f.owners, "owner-pid", nil, "stop the lab when this process ends (repeatable)")
+	_ = cmd.Flags().MarkHidden("owner-pid")
 	return cmd
 }
 
@@ -140,6 +144,11 @@ func runUp(ctx context.Context, out io.Writer, f *upFlags) error {
 		return err
 	}
 	components, _ := f.labComponents() // checked by validate
+	ctx, cancel, err := stopWithOwners(ctx, f.owners)
+	if err != nil {
+		return err
+	}
+	defer cancel()
 	started := time.Now()
 	printer := timeline.NewPrinter(out)
 	var live timeline.Sink // reconcile passes and aggregated-API requests
@@ -173,12 +182,22 @@ func runUp(ctx context.Context, out io.Writer, f *upFlags) error {
 	}()
 	fmt.Fprintf(out, "%6.2fs  lab ready\n", time.Since(started).Seconds())
 	printUsage(out, l.Endpoint(), f.state().Kubeconfig())
-	if os.Getenv(detachedEnv) != "" {
-		<-ctx.Done()
-		return nil
+
+	// The timeline also goes to logs/timeline.log, for test suites to show
+	// who did what when a spec fails (lab/labtest), in both modes.
+	logFile, err := os.OpenFile(l.Dir().Log("timeline"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fmt.Errorf("unable to write the timeline: %w", err)
 	}
-	fmt.Fprintln(out, "\nWatching the cluster (Ctrl-C stops the lab):")
-	return timeline.WatchWith(ctx, l.RESTConfig(), printer, timeline.Options{AuditLog: l.Dir().AuditLog()})
+	defer logFile.Close()
+	logged := timeline.NewPrinter(logFile)
+	go func() { _ = l.Events(ctx, logged, nil) }()
+	sink := timeline.Sink(logged)
+	if os.Getenv(detachedEnv) == "" {
+		fmt.Fprintln(out, "\nWatching the cluster (Ctrl-C stops the lab):")
+		sink = timeline.Tee(printer, logged)
+	}
+	return timeline.WatchWith(ctx, l.RESTConfig(), sink, timeline.Options{AuditLog: l.Dir().AuditLog()})
 }
 
 // flagError names the flag behind a start error a user can fix.

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -66,6 +67,20 @@ func (c *Client) StartNode(ctx context.Context, name string) error {
 	return c.post(ctx, "/nodes/"+name+"/start")
 }
 
+// Reset brings the lab back to its state right after it started (see
+// lab.Lab.Reset).
+func (c *Client) Reset(ctx context.Context, opts ResetOptions) error {
+	body, err := json.Marshal(opts)
+	if err != nil {
+		return err
+	}
+	resp, err := c.send(ctx, http.MethodPost, "/reset", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	return resp.Body.Close()
+}
+
 // Events streams the lab's own events (reconcile passes of its operators,
 // requests its aggregated API server answers) into sink until ctx is done
 // or the lab stops. ready, if not nil, is called once the stream is open.
@@ -114,7 +129,11 @@ func (c *Client) post(ctx context.Context, path string) error {
 // do sends a request; an answer other than 200 becomes an error wrapping the
 // sentinel error the lab named.
 func (c *Client) do(ctx context.Context, method, path string) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, method, "http://lab"+path, nil)
+	return c.send(ctx, method, path, nil)
+}
+
+func (c *Client) send(ctx context.Context, method, path string, payload io.Reader) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, method, "http://lab"+path, payload)
 	if err != nil {
 		return nil, err
 	}

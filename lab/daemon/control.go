@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -42,6 +43,15 @@ var (
 	ErrUnknownNode = errors.New("unknown node")
 )
 
+// ResetOptions say what a reset keeps or removes.
+type ResetOptions struct {
+	// RemoveCRDs also removes the CustomResourceDefinitions created since
+	// the lab started (and the APIServices the apiserver made for them).
+	// By default they stay, so that a suite installs its CRDs once and
+	// resets between specs; their custom resources go either way.
+	RemoveCRDs bool `json:"removeCRDs,omitempty"`
+}
+
 // Lab is what the control socket serves: a lab's components and nodes, to
 // list, stop and start (*lab.Lab).
 type Lab interface {
@@ -51,6 +61,7 @@ type Lab interface {
 	Nodes() []Node
 	StopNode(ctx context.Context, name string) error
 	StartNode(ctx context.Context, name string) error
+	Reset(ctx context.Context, opts ResetOptions) error
 }
 
 // wireError is an error response: the message, and which sentinel error it
@@ -106,6 +117,16 @@ func Serve(ctx context.Context, d Dir, l Lab, events *timeline.Broadcast) error 
 	})
 	mux.HandleFunc("POST /components/{name}/{action}", func(w http.ResponseWriter, r *http.Request) {
 		act(w, r, l.StopComponent, l.StartComponent)
+	})
+	mux.HandleFunc("POST /reset", func(w http.ResponseWriter, r *http.Request) {
+		var opts ResetOptions
+		if err := json.NewDecoder(r.Body).Decode(&opts); err != nil && !errors.Is(err, io.EOF) {
+			writeError(w, http.StatusBadRequest, fmt.Errorf("unable to read the reset options: %w", err))
+			return
+		}
+		if err := l.Reset(r.Context(), opts); err != nil {
+			writeError(w, http.StatusConflict, err)
+		}
 	})
 	mux.HandleFunc("GET /events", func(w http.ResponseWriter, r *http.Request) {
 		if events == nil {

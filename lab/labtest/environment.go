@@ -1,0 +1,341 @@
+package labtest
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// Environment variables, read by Start when the matching field is empty.
+const (
+	// BinaryEnv names the crdlab executable.
+	BinaryEnv = "CRDLAB_BINARY"
+	// AttachEnv names the state dir of a running lab to attach to.
+	AttachEnv = "CRDLAB_ATTACH"
+	// ExistingClusterEnv set to "true" uses the cluster of $KUBECONFIG
+	// (the variable envtest reads for the same thing).
+	ExistingClusterEnv = "USE_EXISTING_CLUSTER"
+)
+
+// Errors of an Environment.
+var (
+	// ErrNoBinary: no crdlab executable was found.
+	ErrNoBinary = errors.New("crdlab binary not found")
+	// ErrNotRunning: no lab runs on the state dir to attach to.
+	ErrNotRunning = errors.New("no lab is running")
+	// ErrNotALab: a lab-only call (nodes, components, Reset) on a cluster
+	// that is not a crdlab lab (UseExistingCluster).
+	ErrNotALab = errors.New("not a crdlab lab")
+	// ErrCRDPath: a CRDDirectoryPaths entry does not exist or holds a bad
+	// manifest.
+	ErrCRDPath = errors.New("unusable CRD path")
+	// ErrUnknownNode: the lab has no simulated node of that name.
+	ErrUnknownNode = errors.New("unknown node")
+	// ErrUnknownComponent: the lab has no component of that name.
+	ErrUnknownComponent = errors.New("unknown component")
+)
+
+// Environment is a lab for a test suite. The zero value works: a lab of
+// its own with every component and no sample CRDs.
+type Environment struct {
+	// Binary is the crdlab executable. Empty: $CRDLAB_BINARY, then crdlab
+	// on $PATH.
+	Binary string
+
+	// AttachTo is the state dir of a lab 'crdlab up -d' runs, to use
+	// instead of starting one. Empty: $CRDLAB_ATTACH.
+	AttachTo string
+
+	// UseExistingCluster uses the cluster of the current kubeconfig
+	// ($KUBECONFIG, ~/.kube/config) instead of a lab. Nil: true when
+	// $USE_EXISTING_CLUSTER is "true".
+	UseExistingCluster *bool
+
+	// CRDDirectoryPaths are folders or files of CRD manifests (YAML or
+	// JSON) to install once the cluster serves; Start waits until they are
+	// established.
+	CRDDirectoryPaths []string
+
+	// ErrorIfCRDPathMissing makes a missing CRDDirectoryPaths entry an
+	// error; otherwise it is skipped, as envtest does.
+	ErrorIfCRDPathMissing bool
+
+	// NodeCount is how many simulated nodes a lab of its own runs
+	// (default 3).
+	NodeCount int
+
+	// WithComponents are the optional components a lab of its own runs
+	// (controller-manager, scheduler, nodes, aggregated-api; nil: all;
+	// empty: none, an apiserver alone as in envtest).
+	WithComponents []string
+
+	// Samples also installs crdlab's sample CRDs and runs its sample
+	// operators in a lab of its own.
+	Samples bool
+
+	// Args are more 'crdlab up' flags for a lab of its own.
+	Args []string
+
+	// StartTimeout bounds Start (default 90s).
+	StartTimeout time.Duration
+
+	// Config is the admin configuration of the cluster, set by Start.
+	Config *rest.Config
+
+	stateDir   string // the lab's state dir, own or attached
+	ownDir     bool
+	kubeconfig string
+	child      *exec.Cmd
+	exited     chan struct{}
+	childLog   string
+	existing   bool
+	ctl        *control
+}
+
+// Start starts the lab (or attaches to one, or connects to the existing
+// cluster), installs the CRDs and returns the admin configuration.
+func (e *Environment) Start() (*rest.Config, error) {
+	timeout := e.StartTimeout
+	if timeout <= 0 {
+		timeout = 90 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	crds, err := readCRDs(e.CRDDirectoryPaths, e.ErrorIfCRDPathMissing)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.start(ctx); err != nil {
+		_ = e.Stop()
+		return nil, err
+	}
+	if err := installCRDs(ctx, e.Config, crds); err != nil {
+		_ = e.Stop()
+		return nil, err
+	}
+	return e.Config, nil
+}
+
+func (e *Environment) start(ctx context.Context) error {
+	existing := os.Getenv(ExistingClusterEnv) == "true"
+	if e.UseExistingCluster != nil {
+		existing = *e.UseExistingCluster
+	}
+	if existing {
+		rules := clientcmd.NewDefaultClientConfigLoadingRules()
+		cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
+		if err != nil {
+			return fmt.Errorf("UseExistingCluster: unable to load the kubeconfig: %w", err)
+		}
+		e.Config, e.existing = cfg, true
+		for _, p := range rules.GetLoadingPrecedence() {
+			if _, err := os.Stat(p); err == nil {
+				e.kubeconfig = p // for RunScenario
+				break
+			}
+		}
+		return nil
+	}
+	attach := e.AttachTo
+	if attach == "" {
+		attach = os.Getenv(AttachEnv)
+	}
+	if attach != "" {
+		return e.attach(ctx, attach)
+	}
+	return e.startChild(ctx)
+}
+
+// attach uses the lab running on state dir dir.
+func (e *Environment) attach(ctx context.Context, dir string) error {
+	ctl, err := dialState(dir)
+	if err != nil {
+		return err
+	}
+	if _, err := ctl.components(ctx); err != nil {
+		return fmt.Errorf("%w on state dir %s: its control socket does not answer (%v); start one with 'crdlab up -d --state-dir %s'",
+			ErrNotRunning, dir, err, dir)
+	}
+	e.stateDir, e.ctl = dir, ctl
+	return e.loadKubeconfig(filepath.Join(dir, "kubeconfig"))
+}
+
+// binary finds the crdlab executable.
+func (e *Environment) binary() (string, error) {
+	if e.Binary != "" {
+		if _, err := os.Stat(e.Binary); err != nil {
+			return "", fmt.Errorf("%w: Binary %s: %v", ErrNoBinary, e.Binary, err)
+		}
+		return e.Binary, nil
+	}
+	if b := os.Getenv(BinaryEnv); b != "" {
+		if _, err := os.Stat(b); err != nil {
+			return "", fmt.Errorf("%w: $%s=%s: %v", ErrNoBinary, BinaryEnv, b, err)
+		}
+		return b, nil
+	}
+	if b, err := exec.LookPath("crdlab"); err == nil {
+		return b, nil
+	}
+	return "", fmt.Errorf("%w on $PATH nor in $%s: build it with 'go build -o bin/crdlab ./cmd/crdlab' in crdlab's repository, then set %s=<that path> or put it on $PATH",
+		ErrNoBinary, BinaryEnv, BinaryEnv)
+}
+
+// startChild runs 'crdlab up' on a temporary state dir and waits until the
+// lab is ready.
+func (e *Environment) startChild(ctx context.Context) error {
+	bin, err := e.binary()
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "crdlab-")
+	if err != nil {
+		return fmt.Errorf("unable to make a state dir: %w", err)
+	}
+	e.stateDir, e.ownDir = dir, true
+	args := []string{"up", "--state-dir", dir, "--owner-pid", strconv.Itoa(os.Getpid())}
+	// 'go test' runs the test binary as its child: the lab also stops when
+	// 'go test' is killed, which leaves the test binary running.
+	if ppid := os.Getppid(); ppid > 1 {
+		args = append(args, "--owner-pid", strconv.Itoa(ppid))
+	}
+	if !e.Samples {
+		args = append(args, "--no-samples")
+	}
+	if e.NodeCount > 0 {
+		args = append(args, "--nodes", strconv.Itoa(e.NodeCount))
+	}
+	if e.WithComponents != nil {
+		c := strings.Join(e.WithComponents, ",")
+		if c == "" {
+			c = "none"
+		}
+		args = append(args, "--components", c)
+	}
+	args = append(args, e.Args...)
+
+	e.childLog = filepath.Join(dir, "up.log")
+	logFile, err := os.Create(e.childLog)
+	if err != nil {
+		return fmt.Errorf("unable to create %s: %w", e.childLog, err)
+	}
+	defer logFile.Close()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = pw, pw
+	cmd.Env = append(os.Environ(), "CRDLAB_STATE_DIR="+dir)
+	// The kernel stops the lab when the thread that started it ends with
+	// the test process, however it ends; --owner-pid is the lab's own
+	// check of the same.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+	runtime.LockOSThread()
+	err = cmd.Start()
+	runtime.UnlockOSThread()
+	pw.Close()
+	if err != nil {
+		pr.Close()
+		return fmt.Errorf("unable to run %s: %w", bin, err)
+	}
+	e.child = cmd
+	e.exited = make(chan struct{})
+	ready := make(chan struct{})
+	go func() {
+		defer pr.Close()
+		sc := bufio.NewScanner(pr)
+		signalled := false
+		for sc.Scan() {
+			line := sc.Text()
+			fmt.Fprintln(logFile, line)
+			if !signalled && strings.HasSuffix(strings.TrimSpace(line), "lab ready") {
+				signalled = true
+				close(ready)
+			}
+		}
+		_, _ = io.Copy(logFile, pr)
+	}()
+	go func() {
+		_ = cmd.Wait()
+		close(e.exited)
+	}()
+	select {
+	case <-ready:
+	case <-e.exited:
+		return fmt.Errorf("crdlab up exited before the lab was ready: %s (log %s)", lastLines(e.childLog, 5), e.childLog)
+	case <-ctx.Done():
+		return fmt.Errorf("the lab was not ready in time (log %s): %w", e.childLog, ctx.Err())
+	}
+	ctl, err := dialState(dir)
+	if err != nil {
+		return err
+	}
+	e.ctl = ctl
+	return e.loadKubeconfig(filepath.Join(dir, "kubeconfig"))
+}
+
+func (e *Environment) loadKubeconfig(path string) error {
+	cfg, err := clientcmd.BuildConfigFromFlags("", path)
+	if err != nil {
+		return fmt.Errorf("the lab's kubeconfig %s: %w", path, err)
+	}
+	e.Config, e.kubeconfig = cfg, path
+	return nil
+}
+
+// Stop stops a lab of its own and removes its state dir; an attached lab
+// and an existing cluster are left as they are.
+func (e *Environment) Stop() error {
+	var err error
+	if e.child != nil && e.child.Process != nil {
+		_ = e.child.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-e.exited:
+		case <-time.After(30 * time.Second):
+			_ = e.child.Process.Kill()
+			<-e.exited
+			err = fmt.Errorf("the lab did not stop in 30s and was killed (log %s)", e.childLog)
+		}
+		e.child = nil
+	}
+	if e.ownDir && e.stateDir != "" && err == nil {
+		_ = os.RemoveAll(e.stateDir)
+		e.stateDir, e.ownDir = "", false
+	}
+	e.ctl = nil
+	return err
+}
+
+// StateDir is the lab's state dir (empty on an existing cluster): its
+// kubeconfig, its logs (logs/NAME.log) and its timeline.
+func (e *Environment) StateDir() string { return e.stateDir }
+
+// KubeconfigPath is the path of the lab's admin kubeconfig (empty on an
+// existing cluster), for kubectl.
+func (e *Environment) KubeconfigPath() string { return e.kubeconfig }
+
+func lastLines(path string, n int) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
+}
