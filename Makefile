@@ -86,7 +86,7 @@ test-modules: build ## Test the modules with their own go.mod (lab/labtest, the 
 		echo "== $$m"; \
 		(cd $$m && $(GO) vet ./... && \
 		 CRDLAB_BINARY=$(CURDIR)/$(BIN) KUBEBUILDER_ASSETS=$$($(CURDIR)/$(BIN) envtest) \
-		 $(GO) test -count=1 -timeout 15m ./...); \
+		 $(GO) test -count=1 -p 1 -timeout 15m ./...); \
 	done
 
 .PHONY: fuzz
