@@ -93,8 +93,15 @@ test-modules: build ## Test the modules with their own go.mod (lab/labtest, the 
 fuzz: ## Fuzz the scenario loader for 3 minutes (FUZZTIME=10m for longer).
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(or $(FUZZTIME),3m) -fuzzminimizetime 1x ./scenarios/format/
 
+.PHONY: standalone
+standalone: ## Build standalone etcd and kube-apiserver into bin/standalone: the benchmarks' reference, what plain envtest runs.
+	$(GO) build -o bin/standalone/etcd ./lab/internal/standalone/etcd
+	$(GO) build -o bin/standalone/kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver
+
 .PHONY: bench
-bench: ## Benchmarks, side by side in one run: boot against plain envtest, RSS, loop latencies.
+bench: build standalone ## Benchmarks, side by side in one run: boot against plain envtest, RSS, loop latencies, Reset and attach against envtest per spec.
 	$(GO) test -vet=off -run '^$$' -bench Boot -benchtime 5x -timeout 60m ./lab/
 	$(GO) test -vet=off -run '^$$' -bench Workloads -benchtime 1x -timeout 60m ./lab/
 	$(GO) test -vet=off -run '^$$' -bench 'WebApps|RedisClusters' -benchtime 1x -timeout 60m ./controllers/
+	cd docs/examples/guestbook-operator && CRDLAB_BINARY=$(CURDIR)/$(BIN) KUBEBUILDER_ASSETS=$(CURDIR)/bin/standalone \
+		$(GO) test -run '^$$' -bench 'BetweenSpecs|Attach' -benchtime 5x -timeout 60m ./test/bench/

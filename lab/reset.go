@@ -17,6 +17,7 @@ import (
 
 	"github.com/crdlab/crdlab/lab/daemon"
 	"github.com/crdlab/crdlab/lab/internal/reset"
+	"github.com/crdlab/crdlab/lab/timeline"
 )
 
 // etcdPrefix is where kube-apiserver keeps its objects in etcd (its
@@ -73,6 +74,12 @@ func (l *Lab) Reset(ctx context.Context, opts ResetOptions) error {
 		Settle:    l.settle,
 	})
 	l.opts.Logger.V(1).Info("reset etcd to the baseline", "deleted", res.Deleted, "restored", res.Restored)
+	if err == nil && l.opts.Requests != nil {
+		l.opts.Requests.Record(timeline.Event{
+			Time: time.Now(), Actor: "crdlab reset", Verb: "RESET", Kind: "Cluster", Name: "lab",
+			Detail: fmt.Sprintf("%d objects deleted, %d put back: the DELETEs by ? that follow", res.Deleted, res.Restored),
+		})
+	}
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrReset, err)
 	}

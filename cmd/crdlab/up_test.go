@@ -172,6 +172,35 @@ func TestUpDetachedServesKubectlAndDownStopsAll(t *testing.T) {
 		t.Errorf("node stop no-such-node: exit %d, want an error naming it:\n%s", code, out)
 	}
 
+	// crdlab reset: what this test made is gone, the CRD it installed
+	// stays, the node it stopped runs again; the timeline says it.
+	c.mustRun("node", "stop", "lab-node-3")
+	if out := c.mustRun("reset"); !strings.Contains(out, "lab reset in") {
+		t.Errorf("reset:\n%s", out)
+	}
+	if out := c.kubectlFails("get", "wd", "w1"); !strings.Contains(out, "NotFound") {
+		t.Errorf("the Widget w1 after reset:\n%s", out)
+	}
+	if out := c.kubectlFails("get", "webapp", "shop"); !strings.Contains(out, "NotFound") {
+		t.Errorf("the WebApp shop after reset:\n%s", out)
+	}
+	if out := c.kubectl("", "get", "crd", "widgets.test.crdlab.dev", "-o", "name"); !strings.Contains(out, "widgets.test.crdlab.dev") {
+		t.Errorf("the CRD installed since the start is gone after reset:\n%s", out)
+	}
+	if out := c.mustRun("node", "list"); strings.Count(out, "running") != 3 {
+		t.Errorf("node list after reset: want 3 running nodes:\n%s", out)
+	}
+	c.mustRun("reset", "--remove-crds")
+	if out := c.kubectlFails("get", "crd", "widgets.test.crdlab.dev"); !strings.Contains(out, "NotFound") {
+		t.Errorf("the CRD after reset --remove-crds:\n%s", out)
+	}
+	if out := c.kubectl("", "get", "crd", "users.auth.ilinux.io", "-o", "name"); !strings.Contains(out, "users.auth.ilinux.io") {
+		t.Errorf("a sample CRD, there at the start, is gone after reset --remove-crds:\n%s", out)
+	}
+	if tl, err := os.ReadFile(filepath.Join(c.stateDir, "logs", "timeline.log")); err != nil || !strings.Contains(string(tl), "crdlab reset") || !strings.Contains(string(tl), "CREATE  webapp/shop") {
+		t.Errorf("logs/timeline.log of a detached lab (%v) lacks the WebApp shop or the reset:\n%s", err, tl)
+	}
+
 	out, code := c.run("up", "-d")
 	if code == 0 || !strings.Contains(out, "already running") || !strings.Contains(out, c.stateDir) {
 		t.Errorf("second up: exit %d, want an error naming the running lab and state dir:\n%s", code, out)

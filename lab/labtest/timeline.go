@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // The lab writes its timeline, every change in the cluster with who made
@@ -27,11 +28,14 @@ func (e *Environment) Mark() Mark {
 }
 
 // TimelineSince returns the timeline's lines after mark: who did what since
-// the spec started.
+// the spec started. The lab writes its timeline a moment after the changes
+// happen: it waits until no line came for a quarter of a second (at most
+// 3s) before it reads.
 func (e *Environment) TimelineSince(mark Mark) string {
 	if e.stateDir == "" {
 		return "(no timeline: not a crdlab lab)\n"
 	}
+	e.waitQuiet(250*time.Millisecond, 3*time.Second)
 	f, err := os.Open(e.timelinePath())
 	if err != nil {
 		return fmt.Sprintf("(no timeline: %v)\n", err)
@@ -45,6 +49,21 @@ func (e *Environment) TimelineSince(mark Mark) string {
 		return fmt.Sprintf("(no timeline: %v)\n", err)
 	}
 	return string(data)
+}
+
+// waitQuiet waits until the timeline did not grow for quiet, or for at most
+// limit.
+func (e *Environment) waitQuiet(quiet, limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	last := e.Mark()
+	for time.Now().Before(deadline) {
+		time.Sleep(quiet)
+		now := e.Mark()
+		if now == last {
+			return
+		}
+		last = now
+	}
 }
 
 func (e *Environment) timelinePath() string {

@@ -139,6 +139,21 @@ func (w *watcher) watch(ctx context.Context, gvr schema.GroupVersionResource, h 
 	go inf.RunWithContext(ctx)
 }
 
+// record records e. A deletion whose author the audit log must name is
+// recorded once the log has said, or has not within its wait, without
+// holding up the events after it: a 'crdlab reset' deletes hundreds of
+// objects at once, by no request the audit log would show.
+func (w *watcher) record(e Event, resource string) {
+	if w.audit == nil || e.Verb != Delete || e.Actor != "?" {
+		w.sink.Record(e)
+		return
+	}
+	go func() {
+		w.deleter(&e, resource)
+		w.sink.Record(e)
+	}()
+}
+
 // deleter names who deleted the object of e, from the audit log.
 func (w *watcher) deleter(e *Event, resource string) {
 	if w.audit == nil || e.Verb != Delete || e.Actor != "?" {
@@ -163,8 +178,7 @@ func (w *watcher) objectHandler(kind, resource string) cache.ResourceEventHandle
 				return // a resync, not a change
 			}
 			if e, changed := updateEvent(kind, old, cur); changed {
-				w.deleter(&e, resource)
-				w.sink.Record(e)
+				w.record(e, resource)
 			}
 		},
 		DeleteFunc: func(obj any) {
@@ -172,9 +186,7 @@ func (w *watcher) objectHandler(kind, resource string) cache.ResourceEventHandle
 				obj = t.Obj
 			}
 			if u, ok := obj.(*unstructured.Unstructured); ok {
-				e := objectEvent(Delete, kind, u)
-				w.deleter(&e, resource)
-				w.sink.Record(e)
+				w.record(objectEvent(Delete, kind, u), resource)
 			}
 		},
 	}
