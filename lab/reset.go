@@ -9,6 +9,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -157,21 +158,27 @@ func (l *Lab) settle(ctx context.Context, deleted []string) error {
 	if err := l.client.List(ctx, &corev1.NamespaceList{}); err != nil {
 		return err
 	}
+	// In parallel: the apiserver's namespace admission waits 50ms before
+	// it refuses a create in a namespace its informer no longer has.
+	g, gctx := errgroup.WithContext(ctx)
 	for _, key := range deleted {
 		ns, ok := strings.CutPrefix(key, namespacesPrefix)
 		if !ok {
 			continue
 		}
-		err := wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, l.opts.StartTimeout, true, func(ctx context.Context) (bool, error) {
-			probe := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: "crdlab-reset-probe-"}}
-			err := l.client.Create(ctx, probe, client.DryRunAll)
-			return apierrors.IsNotFound(err), nil
+		g.Go(func() error {
+			err := wait.PollUntilContextTimeout(gctx, 5*time.Millisecond, l.opts.StartTimeout, true, func(ctx context.Context) (bool, error) {
+				probe := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: "crdlab-reset-probe-"}}
+				err := l.client.Create(ctx, probe, client.DryRunAll)
+				return apierrors.IsNotFound(err), nil
+			})
+			if err != nil {
+				return fmt.Errorf("namespace %s still takes objects: %w", ns, err)
+			}
+			return nil
 		})
-		if err != nil {
-			return fmt.Errorf("namespace %s still takes objects: %w", ns, err)
-		}
 	}
-	return nil
+	return g.Wait()
 }
 
 // waitNodesSchedulable waits until the nodes are Ready and, if the

@@ -239,7 +239,7 @@ func (e *Environment) startChild(ctx context.Context) error {
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = pw, pw
-	cmd.Env = append(os.Environ(), "CRDLAB_STATE_DIR="+dir)
+	cmd.Env = append(childEnv(), "CRDLAB_STATE_DIR="+dir)
 	// The kernel stops the lab when the thread that started it ends with
 	// the test process, however it ends; --owner-pid is the lab's own
 	// check of the same.
@@ -288,11 +288,29 @@ func (e *Environment) startChild(ctx context.Context) error {
 	return e.loadKubeconfig(filepath.Join(dir, "kubeconfig"))
 }
 
+// childEnv is the environment of 'crdlab up': this process's, less envtest's
+// binary variables. A kubebuilder Makefile sets KUBEBUILDER_ASSETS for the
+// suite's envtest, and crdlab up would run those binaries instead of the
+// components compiled into it (Args can pass --binary-assets-dir).
+func childEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if name == "KUBEBUILDER_ASSETS" || strings.HasPrefix(name, "TEST_ASSET_") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
 func (e *Environment) loadKubeconfig(path string) error {
 	cfg, err := clientcmd.BuildConfigFromFlags("", path)
 	if err != nil {
 		return fmt.Errorf("the lab's kubeconfig %s: %w", path, err)
 	}
+	// As envtest's: a test suite's requests are not to be throttled.
+	cfg.QPS, cfg.Burst = 1000, 2000
 	e.Config, e.kubeconfig = cfg, path
 	return nil
 }

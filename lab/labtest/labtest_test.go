@@ -34,6 +34,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	// A kubebuilder Makefile sets KUBEBUILDER_ASSETS for envtest; the lab
+	// runs its own components all the same.
+	os.Setenv("KUBEBUILDER_ASSETS", "/nonexistent/envtest-assets")
 	env = &labtest.Environment{
 		CRDDirectoryPaths:     []string{"testdata/crds"},
 		ErrorIfCRDPathMissing: true,

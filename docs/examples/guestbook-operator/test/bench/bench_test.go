@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -23,6 +24,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/crdlab/crdlab/lab/labtest"
 
@@ -33,6 +35,7 @@ var crdPaths = []string{filepath.Join("..", "..", "config", "crd", "bases")}
 
 func init() {
 	_ = webappv1.AddToScheme(scheme.Scheme)
+	logf.SetLogger(logr.Discard()) // envtest logs through it
 }
 
 func median(ds []time.Duration) time.Duration {
