@@ -100,7 +100,7 @@ standalone: ## Build standalone etcd and kube-apiserver into bin/standalone: the
 
 .PHONY: bench
 bench: build standalone ## Benchmarks, side by side in one run: boot against plain envtest, RSS, loop latencies, Reset and attach against envtest per spec.
-	$(GO) test -vet=off -run '^$$' -bench Boot -benchtime 5x -timeout 60m ./lab/
+	CRDLAB_STANDALONE_ASSETS=$(CURDIR)/bin/standalone $(GO) test -vet=off -run '^$$' -bench Boot -benchtime 5x -timeout 60m ./lab/
 	$(GO) test -vet=off -run '^$$' -bench Workloads -benchtime 1x -timeout 60m ./lab/
 	$(GO) test -vet=off -run '^$$' -bench 'WebApps|RedisClusters' -benchtime 1x -timeout 60m ./controllers/
 	cd docs/examples/guestbook-operator && CRDLAB_BINARY=$(CURDIR)/$(BIN) KUBEBUILDER_ASSETS=$(CURDIR)/bin/standalone \

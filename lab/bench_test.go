@@ -21,11 +21,15 @@ import (
 	"github.com/crdlab/crdlab/lab/multicall"
 )
 
-// BenchmarkBoot boots, side by side in each round and in rotating order,
-// plain envtest (its defaults, the same etcd and kube-apiserver binaries), a
-// lab of the same two components, and a full lab (plus controller-manager,
-// scheduler, three simulated nodes). It reports median boot times, the
-// ratios against plain envtest, and the resident memory of each process.
+// BenchmarkBoot boots and stops, side by side in each round and in
+// rotating order: the reference, plain envtest on standalone etcd and
+// kube-apiserver binaries ($CRDLAB_STANDALONE_ASSETS, which 'make bench'
+// builds from go.mod's versions with 'make standalone'), what a user of
+// setup-envtest runs; plain envtest on this multi-call binary; a lab of
+// the same two components; and a full lab (plus controller-manager,
+// scheduler, three simulated nodes). It reports median boot and stop
+// times, their ratios against the reference, and the resident memory of
+// each process.
 //
 //	make bench
 func BenchmarkBoot(b *testing.B) {
@@ -34,12 +38,16 @@ func BenchmarkBoot(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	standalone := os.Getenv("CRDLAB_STANDALONE_ASSETS")
+	if standalone == "" {
+		b.Fatal("CRDLAB_STANDALONE_ASSETS must name a folder of standalone etcd and kube-apiserver binaries (make standalone; make bench sets it)")
+	}
 	times := map[string][]time.Duration{}
 	rss := map[string][]int64{}
 	record := func(name string, start time.Time) {
 		times[name] = append(times[name], time.Since(start))
-		if name == "envtest" {
-			return
+		if name == "envtest-standalone" || name == "envtest-multicall" {
+			return // their processes are not this benchmark's children alone
 		}
 		tree, err := proc.Tree(os.Getpid())
 		if err != nil {
@@ -54,40 +62,40 @@ func BenchmarkBoot(b *testing.B) {
 		rss[name+"/children-rss"] = append(rss[name+"/children-rss"], total)
 		rss[name+"/children-pss"] = append(rss[name+"/children-pss"], totalPSS)
 	}
-	boots := []func(){
-		func() {
+	stopped := func(name string, stop func() error) {
+		start := time.Now()
+		if err := stop(); err != nil {
+			b.Fatal(err)
+		}
+		times[name+"-stop"] = append(times[name+"-stop"], time.Since(start))
+	}
+	envtestBoot := func(name, assets string) func() {
+		return func() {
 			start := time.Now()
-			env := &envtest.Environment{BinaryAssetsDirectory: bin}
+			env := &envtest.Environment{BinaryAssetsDirectory: assets}
 			if _, err := env.Start(); err != nil {
 				b.Fatal(err)
 			}
-			record("envtest", start)
-			if err := env.Stop(); err != nil {
-				b.Fatal(err)
-			}
-		},
-		func() {
+			record(name, start)
+			stopped(name, env.Stop)
+		}
+	}
+	labBoot := func(name string, opts lab.Options) func() {
+		return func() {
 			start := time.Now()
-			l, err := lab.Start(ctx, lab.Options{Components: []string{}})
+			l, err := lab.Start(ctx, opts)
 			if err != nil {
 				b.Fatal(err)
 			}
-			record("apiserver-only", start)
-			if err := l.Stop(); err != nil {
-				b.Fatal(err)
-			}
-		},
-		func() {
-			start := time.Now()
-			l, err := lab.Start(ctx, lab.Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			record("full", start)
-			if err := l.Stop(); err != nil {
-				b.Fatal(err)
-			}
-		},
+			record(name, start)
+			stopped(name, l.Stop)
+		}
+	}
+	boots := []func(){
+		envtestBoot("envtest-standalone", standalone),
+		envtestBoot("envtest-multicall", bin),
+		labBoot("apiserver-only", lab.Options{Components: []string{}}),
+		labBoot("full", lab.Options{}),
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -96,12 +104,17 @@ func BenchmarkBoot(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	plain := median(times["envtest"]).Seconds()
-	b.ReportMetric(plain, "envtest-s")
-	for _, name := range []string{"apiserver-only", "full"} {
+	ref := median(times["envtest-standalone"]).Seconds()
+	refStop := median(times["envtest-standalone-stop"]).Seconds()
+	b.ReportMetric(ref, "envtest-standalone-s")
+	b.ReportMetric(refStop, "envtest-standalone-stop-s")
+	for _, name := range []string{"envtest-multicall", "apiserver-only", "full"} {
 		s := median(times[name]).Seconds()
 		b.ReportMetric(s, name+"-s")
-		b.ReportMetric(s/plain, name+"/envtest")
+		b.ReportMetric(s/ref, name+"/standalone")
+		stop := median(times[name+"-stop"]).Seconds()
+		b.ReportMetric(stop, name+"-stop-s")
+		b.ReportMetric(stop/refStop, name+"-stop/standalone")
 	}
 	keys := make([]string, 0, len(rss))
 	for k := range rss {
