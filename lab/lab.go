@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -248,17 +251,31 @@ func (l *Lab) Stop() error {
 		l.kubelet.Stop()
 		l.kubelet = nil
 	}
+	var (
+		wg        sync.WaitGroup
+		mu        sync.Mutex
+		childErrs []error
+	)
+	// The controller-manager and the scheduler are killed: their graceful
+	// shutdown takes about a second and saves nothing a lab keeps.
 	for _, c := range l.children {
-		if err := c.Stop(l.opts.StopTimeout); err != nil {
-			errs = append(errs, err)
-		}
+		wg.Go(func() {
+			if err := c.Stop(0); err != nil {
+				mu.Lock()
+				childErrs = append(childErrs, err)
+				mu.Unlock()
+			}
+		})
 	}
+	wg.Wait()
+	errs = append(errs, childErrs...)
 	clear(l.children)
 	if l.etcd != nil {
 		_ = l.etcd.Close()
 		l.etcd = nil
 	}
 	if l.env != nil {
+		l.killAPIServer()
 		if err := l.env.Stop(); err != nil {
 			errs = append(errs, fmt.Errorf("unable to stop the control plane: %w", err))
 		}
@@ -291,4 +308,26 @@ func checkPortFree(port int) error {
 		return fmt.Errorf("%w: unable to listen on %s for kube-apiserver: %w", ErrPortInUse, addr, err)
 	}
 	return ln.Close()
+}
+
+// killAPIServer kills the lab's kube-apiserver at once. A lab has no use
+// for its graceful shutdown, which drains requests and watches for about a
+// second: etcd holds everything it wrote. envtest's Stop then finds it
+// gone, and stops etcd, which does need a clean stop.
+func (l *Lab) killAPIServer() {
+	children, err := proc.Children(os.Getpid())
+	if err != nil {
+		return
+	}
+	certDir := "--cert-dir=" + l.dir.Path("certs")
+	for _, pid := range children {
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(cmdline), "\x00")
+		if filepath.Base(args[0]) == multicall.KubeAPIServer && slices.Contains(args, certDir) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
 }

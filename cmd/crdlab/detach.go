@@ -121,16 +121,16 @@ func stopLab(ctx context.Context, sd daemon.Dir, timeout time.Duration) (*daemon
 	if err := proc.Signal(syscall.SIGTERM); err != nil {
 		return nil, fmt.Errorf("unable to signal lab process %d: %w", st.PID, err)
 	}
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		if _, err := sd.Status(); errors.Is(err, daemon.ErrNotRunning) {
-			return st, nil
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
+	done, err := processDone(st.PID)
+	if err != nil {
+		return nil, fmt.Errorf("unable to watch lab process %d: %w", st.PID, err)
+	}
+	select {
+	case <-done:
+		return st, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-time.After(timeout):
 	}
 	_ = proc.Signal(syscall.SIGKILL) // its children die with it (parent death signal)
 	return st, fmt.Errorf("%w (%s); killed pid %d", errStopTimeout, timeout, st.PID)

@@ -147,6 +147,11 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		return nil, fmt.Errorf("aggregated API server: %w", err)
 	}
 
+	// Stopping it is a Pod dying or the lab stopping: no graceful drain of
+	// the aggregator's connections (the HTTP server's Shutdown took about a
+	// second polling for them).
+	server.ShutdownTimeout = 100 * time.Millisecond
+
 	nodes := factory.Core().V1().Nodes().Lister()
 	pods := factory.Core().V1().Pods().Lister()
 	nss := factory.Core().V1().Namespaces().Lister()
