@@ -75,6 +75,7 @@ test: test-deps verify-manifests ## Run every test: unit, integration (real apis
 	$(GO) vet ./...
 	$(GO) test -vet=off -count=1 -timeout 30m ./...
 	$(MAKE) test-modules
+	$(MAKE) fuzz FUZZTIME=15s
 
 # Modules with a go.mod of their own, on their own dependency versions: the
 # module users' suites import, and the example operator project that uses it.
@@ -90,8 +91,9 @@ test-modules: build ## Test the modules with their own go.mod (lab/labtest, the 
 	done
 
 .PHONY: fuzz
-fuzz: ## Fuzz the scenario loader for 3 minutes (FUZZTIME=10m for longer).
+fuzz: ## Fuzz the scenario loader and crd migrate's converter for 3 minutes each (FUZZTIME=10m for longer).
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(or $(FUZZTIME),3m) -fuzzminimizetime 1x ./scenarios/format/
+	$(GO) test -run '^$$' -fuzz FuzzCRD -fuzztime $(or $(FUZZTIME),3m) -fuzzminimizetime 1x ./fixtures/migrate/
 
 .PHONY: standalone
 standalone: ## Build standalone etcd and kube-apiserver into bin/standalone: the benchmarks' reference, what plain envtest runs.

@@ -1,14 +1,20 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/crdlab/crdlab/lab/daemon"
 )
 
 const crdYAML = `apiVersion: apiextensions.k8s.io/v1
@@ -331,5 +337,71 @@ func TestBadInput(t *testing.T) {
 				t.Errorf("processes left: %v", left)
 			}
 		})
+	}
+}
+
+// Four labs started at the same moment on four state dirs: no port clash,
+// no race on the files they share (the etcd template in the cache dir),
+// each serves on its own, and each stops with nothing left (envtest's
+// #1363 and #1909 are the anchor).
+func TestFourLabsAtOnce(t *testing.T) {
+	clis := make([]*cli, 4)
+	for i := range clis {
+		clis[i] = newCLI(t)
+	}
+	type result struct {
+		out  string
+		code int
+	}
+	results := make([]result, len(clis))
+	var wg sync.WaitGroup
+	for i, c := range clis {
+		wg.Go(func() {
+			var out bytes.Buffer
+			cmd := c.command("up", "-d", "--no-samples", "--nodes", "1")
+			cmd.Stdout, cmd.Stderr = &out, &out
+			code := 0
+			if err := cmd.Run(); err != nil {
+				code = -1
+				if ee, ok := err.(*exec.ExitError); ok {
+					code = ee.ExitCode()
+				}
+			}
+			results[i] = result{out.String(), code}
+		})
+	}
+	wg.Wait()
+	endpoints := map[string]int{}
+	for i, r := range results {
+		if r.code != 0 {
+			t.Fatalf("lab %d: up -d exited %d:\n%s", i, r.code, r.out)
+		}
+		st, err := daemon.Dir(clis[i].stateDir).Status()
+		if err != nil {
+			t.Fatalf("lab %d: %v", i, err)
+		}
+		if j, dup := endpoints[st.Endpoint]; dup {
+			t.Errorf("labs %d and %d both serve %s", j, i, st.Endpoint)
+		}
+		endpoints[st.Endpoint] = i
+	}
+	// Each is its own cluster: a namespace made in one is in no other.
+	for i, c := range clis {
+		c.kubectl("", "create", "namespace", fmt.Sprintf("only-in-lab-%d", i))
+	}
+	for i, c := range clis {
+		out := c.kubectl("", "get", "namespaces", "-o", "name")
+		for j := range clis {
+			if has := strings.Contains(out, fmt.Sprintf("only-in-lab-%d", j)); has != (i == j) {
+				t.Errorf("lab %d lists namespace only-in-lab-%d: %v\n%s", i, j, has, out)
+			}
+		}
+	}
+	for i, c := range clis {
+		tree := c.labTree()
+		if out, code := c.run("down"); code != 0 {
+			t.Errorf("lab %d: down exited %d:\n%s", i, code, out)
+		}
+		expectGone(t, tree, 0)
 	}
 }
