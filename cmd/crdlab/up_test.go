@@ -385,6 +385,14 @@ func TestFourLabsAtOnce(t *testing.T) {
 		}
 		endpoints[st.Endpoint] = i
 	}
+	// Ready means ready: a Deployment created the moment up -d returned
+	// gets its Pods, scheduled and Running on the lab's node.
+	for i, c := range clis {
+		c.kubectl("", "create", "deployment", "at-ready", "--image=nginx", "--replicas=2")
+		if out := c.kubectl("", "wait", "--for=condition=Available", "deployment/at-ready", "--timeout=90s"); !strings.Contains(out, "condition met") {
+			t.Errorf("lab %d: the Deployment created at ready is not Available:\n%s", i, out)
+		}
+	}
 	// Each is its own cluster: a namespace made in one is in no other.
 	for i, c := range clis {
 		c.kubectl("", "create", "namespace", fmt.Sprintf("only-in-lab-%d", i))
