@@ -251,24 +251,22 @@ func (l *Lab) Stop() error {
 		l.kubelet.Stop()
 		l.kubelet = nil
 	}
-	var (
-		wg        sync.WaitGroup
-		mu        sync.Mutex
-		childErrs []error
-	)
 	// The controller-manager and the scheduler are killed: their graceful
 	// shutdown takes about a second and saves nothing a lab keeps.
+	var (
+		wg sync.WaitGroup
+		mu sync.Mutex
+	)
 	for _, c := range l.children {
 		wg.Go(func() {
 			if err := c.Stop(0); err != nil {
 				mu.Lock()
-				childErrs = append(childErrs, err)
+				errs = append(errs, err)
 				mu.Unlock()
 			}
 		})
 	}
 	wg.Wait()
-	errs = append(errs, childErrs...)
 	clear(l.children)
 	if l.etcd != nil {
 		_ = l.etcd.Close()
