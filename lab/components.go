@@ -2,6 +2,7 @@ package lab
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -107,18 +108,19 @@ func (l *Lab) startControlPlaneChildren(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if l.opts.runs(ControllerManager) {
-		if l.children[ControllerManager], err = l.controllerManager(self); err != nil {
-			return err
-		}
-	}
-	if l.opts.runs(Scheduler) {
-		if l.children[Scheduler], err = l.scheduler(self); err != nil {
-			return err
-		}
-	}
 	g, gctx := errgroup.WithContext(ctx)
-	for _, c := range l.children {
+	for name, build := range map[string]func(string) (*proc.Child, error){ControllerManager: l.controllerManager, Scheduler: l.scheduler} {
+		if !l.opts.runs(name) {
+			continue
+		}
+		c, err := build(self)
+		if err != nil {
+			return errors.Join(err, g.Wait())
+		}
+		l.configureChild(c)
+		l.mu.Lock()
+		l.children[name] = c
+		l.mu.Unlock()
 		g.Go(func() error { return c.Start(gctx, l.opts.StartTimeout) })
 	}
 	return g.Wait()

@@ -6,12 +6,9 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -48,10 +45,14 @@ type Lab struct {
 	logFiles   []*os.File
 	ownDataDir string                 // an ephemeral etcd data dir the lab made
 	children   map[string]*proc.Child // by component: controller-manager, scheduler
+	// controlPlane are etcd and kube-apiserver, adopted once envtest
+	// started them (see superviseControlPlane).
+	controlPlane []*proc.Child
 	kubelet    *kubelet.Kubelet
 
 	mu        sync.Mutex
 	operators Operators // attached in-process operators, if any
+	problems  []string  // what the lab lost for good (see Health)
 
 	egress     *aggregated.Egress // the apiserver's way into the "cluster"
 	aggregated *aggregated.Server // the aggregated API server, while it runs
@@ -134,6 +135,9 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 	cfg, err := env.Start()
 	if err != nil {
 		return nil, l.explainStartError(err)
+	}
+	if err := l.superviseControlPlane(); err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -267,13 +271,15 @@ func (l *Lab) Stop() error {
 		})
 	}
 	wg.Wait()
+	l.mu.Lock()
 	clear(l.children)
+	l.mu.Unlock()
 	if l.etcd != nil {
 		_ = l.etcd.Close()
 		l.etcd = nil
 	}
 	if l.env != nil {
-		l.killAPIServer()
+		errs = append(errs, l.stopControlPlane()...)
 		if err := l.env.Stop(); err != nil {
 			errs = append(errs, fmt.Errorf("unable to stop the control plane: %w", err))
 		}
@@ -306,26 +312,4 @@ func checkPortFree(port int) error {
 		return fmt.Errorf("%w: unable to listen on %s for kube-apiserver: %w", ErrPortInUse, addr, err)
 	}
 	return ln.Close()
-}
-
-// killAPIServer kills the lab's kube-apiserver at once. A lab has no use
-// for its graceful shutdown, which drains requests and watches for about a
-// second: etcd holds everything it wrote. envtest's Stop then finds it
-// gone, and stops etcd, which does need a clean stop.
-func (l *Lab) killAPIServer() {
-	children, err := proc.Children(os.Getpid())
-	if err != nil {
-		return
-	}
-	certDir := "--cert-dir=" + l.dir.Path("certs")
-	for _, pid := range children {
-		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		if err != nil {
-			continue
-		}
-		args := strings.Split(string(cmdline), "\x00")
-		if filepath.Base(args[0]) == multicall.KubeAPIServer && slices.Contains(args, certDir) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-		}
-	}
 }

@@ -2,6 +2,8 @@ package lab_test
 
 import (
 	"context"
+	"slices"
+	"sync"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -9,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/crdlab/crdlab/lab"
+	"github.com/crdlab/crdlab/lab/timeline"
 )
 
 func TestLab(t *testing.T) {
@@ -19,9 +22,17 @@ func TestLab(t *testing.T) {
 // shared is the lab booted once for the suite.
 var shared *lab.Lab
 
+// seen records what the shared lab reported: every Health it passed to
+// OnHealth, and its timeline events.
+var seen recorder
+
 var _ = BeforeSuite(func(ctx context.Context) {
 	var err error
-	shared, err = lab.Start(ctx, lab.Options{Logger: GinkgoLogr})
+	shared, err = lab.Start(ctx, lab.Options{
+		Logger:   GinkgoLogr,
+		OnHealth: seen.health,
+		Requests: timeline.SinkFunc(seen.event),
+	})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() {
 		Expect(shared.Stop()).To(Succeed())
@@ -37,4 +48,36 @@ func nodeNames() []string {
 		names = append(names, n.Name)
 	}
 	return names
+}
+
+// recorder keeps what a lab reports through its callbacks.
+type recorder struct {
+	mu      sync.Mutex
+	healths []lab.Health
+	events  []timeline.Event
+}
+
+func (r *recorder) health(h lab.Health) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.healths = append(r.healths, h)
+}
+
+func (r *recorder) event(e timeline.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, e)
+}
+
+// since returns what was recorded after the marks a call of marks returned.
+func (r *recorder) since(healths, events int) ([]lab.Health, []timeline.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.healths[healths:]), slices.Clone(r.events[events:])
+}
+
+func (r *recorder) marks() (healths, events int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.healths), len(r.events)
 }

@@ -95,6 +95,12 @@ type Options struct {
 	// lab's aggregated API server answers (who asked for what, through the
 	// aggregator).
 	Requests timeline.Sink
+
+	// OnHealth, if set, is called with the lab's Health whenever a
+	// supervised process (etcd, kube-apiserver, kube-controller-manager,
+	// kube-scheduler) exits on its own or is healthy again after its
+	// restart. Calls may come from several goroutines at once.
+	OnHealth func(Health)
 }
 
 func (o *Options) defaults() {

@@ -17,7 +17,6 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/crdlab/crdlab/lab"
 )
 
 // Workloads behave as in a real cluster: the lab's controller-manager,
@@ -206,14 +205,6 @@ var _ = Describe("workloads in a full lab", func() {
 			}
 			g.Expect(got).To(ConsistOf(want))
 		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
-	})
-
-	It("restarts a crashed controller-manager, which catches up", func(ctx context.Context) {
-		Expect(shared.Crash(lab.ControllerManager)).To(Succeed())
-		Expect(c.Create(ctx, deployment(ns, "after-crash", 2))).To(Succeed())
-		Eventually(func(g Gomega) {
-			g.Expect(runningReadyPods(ctx, g, c, ns, "after-crash")).To(HaveLen(2))
-		}).WithContext(ctx).WithTimeout(60 * time.Second).Should(Succeed())
 	})
 
 	It("marks a stopped node NotReady and replaces its Pods on the other nodes", func(ctx context.Context) {

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,8 +16,11 @@ func newStatusCommand(g *globalFlags) *cobra.Command {
 		Use:   "status",
 		Short: "Say whether a lab runs on the state dir, and where",
 		Long: `Say whether a lab runs on the state dir and, if one does, its process,
-endpoint, kubeconfig, data dir and uptime. Exits 0 when a lab runs, 3 when
-none does.`,
+endpoint, kubeconfig, data dir and uptime, each supervised process (etcd,
+kube-apiserver, kube-controller-manager, kube-scheduler) with its restarts,
+and the processes' memory. The first line is "running", or "degraded" while
+a process that crashed is being restarted (or when the lab lost data it
+cannot get back). Exits 0 when a lab runs, 3 when none does.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()
@@ -28,11 +32,20 @@ none does.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(out, "running\n  pid:        %d\n  endpoint:   %s\n  kubeconfig: %s\n", st.PID, st.Endpoint, st.Kubeconfig)
+			state := st.State
+			if state == "" {
+				state = daemon.StateRunning // a lab of an older crdlab
+			}
+			fmt.Fprintln(out, state)
+			for _, p := range st.Problems {
+				fmt.Fprintf(out, "  problem:    %s\n", p)
+			}
+			fmt.Fprintf(out, "  pid:        %d\n  endpoint:   %s\n  kubeconfig: %s\n", st.PID, st.Endpoint, st.Kubeconfig)
 			if st.DataDir != "" {
 				fmt.Fprintf(out, "  data dir:   %s\n", st.DataDir)
 			}
 			fmt.Fprintf(out, "  uptime:     %s\n", time.Since(st.ReadyAt).Round(time.Second))
+			printHealth(out, st.Processes)
 			tree, err := daemon.Processes(st.PID)
 			if err != nil {
 				return nil // it stopped meanwhile; what we printed stands
@@ -47,5 +60,28 @@ none does.`,
 			fmt.Fprintf(out, "    %-24s             rss %4d MiB  pss %4d MiB  (pss counts shared pages once)\n", "total", rss>>20, pss>>20)
 			return nil
 		},
+	}
+}
+
+// printHealth lists the supervised processes: up, stopped or down (and
+// since when, and why), and their restarts.
+func printHealth(out io.Writer, processes []daemon.ProcessHealth) {
+	if len(processes) == 0 {
+		return
+	}
+	fmt.Fprintf(out, "  supervised:\n")
+	for _, p := range processes {
+		state := "up"
+		switch {
+		case p.Stopped:
+			state = "stopped"
+		case !p.Up:
+			state = fmt.Sprintf("DOWN for %s, restarting", time.Since(p.DownSince).Round(100*time.Millisecond))
+		}
+		line := fmt.Sprintf("    %-24s %s, restarts %d", p.Name, state, p.Restarts)
+		if p.LastExit != "" {
+			line += " (last exit: " + p.LastExit + ")"
+		}
+		fmt.Fprintln(out, line)
 	}
 }

@@ -87,6 +87,43 @@ type Status struct {
 	DataDir    string    `json:"dataDir,omitempty"`
 	StartedAt  time.Time `json:"startedAt"`
 	ReadyAt    time.Time `json:"readyAt"`
+	Health
+}
+
+// Lab states of Health.State.
+const (
+	// StateRunning: every supervised process is up (or was stopped on
+	// purpose, 'crdlab component stop').
+	StateRunning = "running"
+	// StateDegraded: a process exited on its own and is being restarted,
+	// or the lab lost something it cannot get back (Health.Problems).
+	StateDegraded = "degraded"
+)
+
+// Health says whether each process a lab supervises is up, and how often
+// it was restarted.
+type Health struct {
+	State     string          `json:"state"`
+	Processes []ProcessHealth `json:"processes,omitempty"`
+	// Problems are what went wrong for good, in words: etcd restarted
+	// without the data it had.
+	Problems []string `json:"problems,omitempty"`
+}
+
+// ProcessHealth is one supervised process of a lab: etcd, kube-apiserver,
+// kube-controller-manager, kube-scheduler.
+type ProcessHealth struct {
+	Name string `json:"name"`
+	// Up: it runs and answered its health check since it last started.
+	Up bool `json:"up"`
+	// Stopped: stopped on purpose; not restarted until started again.
+	Stopped bool `json:"stopped,omitempty"`
+	// Restarts counts the times it exited on its own and was started again.
+	Restarts int `json:"restarts"`
+	// DownSince is when it exited, while it is not up again.
+	DownSince time.Time `json:"downSince,omitzero"`
+	// LastExit says how it last exited on its own.
+	LastExit string `json:"lastExit,omitempty"`
 }
 
 // Lock takes the state dir for this process, creating the folder if needed.
@@ -139,6 +176,12 @@ func (d Dir) WriteStatus(st Status, kubeconfig []byte) error {
 	if err := WriteFileAtomic(d.pidFile(), []byte(strconv.Itoa(st.PID)+"\n"), 0o644); err != nil {
 		return err
 	}
+	return d.UpdateStatus(st)
+}
+
+// UpdateStatus rewrites the status WriteStatus wrote (its health changed).
+// Callers serialize their updates.
+func (d Dir) UpdateStatus(st Status) error {
 	data, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/crdlab/crdlab/controllers"
@@ -45,6 +46,9 @@ type Lab struct {
 	stateDir   daemon.Dir
 	unlock     func()
 	sampleCRDs bool
+
+	statusMu sync.Mutex
+	status   *daemon.Status // as written to the state dir, once ready
 }
 
 // Start starts a full lab in this process. On error nothing it started is
@@ -109,6 +113,20 @@ func Up(ctx context.Context, d daemon.Dir, opts Options) (_ *Lab, retErr error) 
 	}
 	started := time.Now()
 	opts.Lab.WorkDir = string(d)
+	var up *Lab // the lab, once Start returned
+	var upMu sync.Mutex
+	onHealth := opts.Lab.OnHealth
+	opts.Lab.OnHealth = func(h lab.Health) {
+		upMu.Lock()
+		l := up
+		upMu.Unlock()
+		if l != nil {
+			l.updateHealth(h)
+		}
+		if onHealth != nil {
+			onHealth(h)
+		}
+	}
 	l, err := Start(ctx, opts)
 	if err != nil {
 		unlock()
@@ -133,10 +151,31 @@ func Up(ctx context.Context, d daemon.Dir, opts Options) (_ *Lab, retErr error) 
 		StartedAt:  started,
 		ReadyAt:    time.Now(),
 	}
-	if err := d.WriteStatus(st, l.Kubeconfig()); err != nil {
+	l.statusMu.Lock()
+	st.Health = l.Health()
+	err = d.WriteStatus(st, l.Kubeconfig())
+	l.status = &st
+	l.statusMu.Unlock()
+	if err != nil {
 		return nil, err
 	}
+	upMu.Lock()
+	up = l
+	upMu.Unlock()
 	return l, nil
+}
+
+// updateHealth rewrites the state dir's status with h, so that 'crdlab
+// status' says degraded while a process is down. Updates are serialized,
+// and each writes the health as it is now, so the last one wins.
+func (l *Lab) updateHealth(lab.Health) {
+	l.statusMu.Lock()
+	defer l.statusMu.Unlock()
+	if l.status == nil {
+		return
+	}
+	l.status.Health = l.Health()
+	_ = l.stateDir.UpdateStatus(*l.status)
 }
 
 // Events streams the events only this process sees (see Options.Trace)
@@ -165,6 +204,9 @@ func (l *Lab) Events(ctx context.Context, sink timeline.Sink, ready func()) erro
 // lab and more than once.
 func (l *Lab) Stop() error {
 	var errs []error
+	l.statusMu.Lock()
+	l.status = nil // a stopping lab's health is not news
+	l.statusMu.Unlock()
 	if l.stopServe != nil {
 		l.stopServe()
 		l.stopServe = nil

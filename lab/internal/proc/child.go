@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -15,32 +16,71 @@ import (
 	"github.com/go-logr/logr"
 )
 
-// Child is a component a lab starts and supervises itself (envtest knows
-// only etcd and kube-apiserver): it is started from an executable, checked
-// through its health endpoint, restarted with a back-off if it exits on its
-// own, and stopped with SIGTERM, then SIGKILL.
+// Child is a component a lab supervises: started from an executable (or
+// adopted, when envtest started it), checked through its health endpoint,
+// restarted on the same command line if it exits on its own, and stopped
+// with SIGTERM, then SIGKILL.
+//
+// A restart is immediate the first time; a child that exits again before it
+// is healthy waits 0.5 s, then twice as long each time, up to 10 s.
 type Child struct {
 	Name    string
 	Path    string
 	Args    []string
-	Health  string // https URL of its /healthz
+	Health  string // URL of its health endpoint (https: not verified, loopback)
 	LogPath string
 	Log     logr.Logger
 
-	mu       sync.Mutex
-	cmd      *exec.Cmd
-	exited   chan struct{}
-	stopping bool
-	stopCh   chan struct{} // closed by stop
-	restarts int
-	stopped  chan struct{} // closed when supervision ended
+	// RestartTimeout bounds how long a restarted child may take to be
+	// healthy before it is killed and started again. Zero: 60 seconds.
+	RestartTimeout time.Duration
+
+	// OnChange, if set, is called when the child exits on its own and when
+	// it is healthy again after a restart, from the supervising goroutine.
+	OnChange func(Change)
+
+	mu        sync.Mutex
+	pid       int
+	signal    func(syscall.Signal) error
+	exited    <-chan struct{}
+	exitState func() string // how the process ended, once exited is closed
+	up        bool
+	stopping  bool
+	stopCh    chan struct{} // closed by stop
+	restarts  int
+	downSince time.Time
+	lastExit  string
+	stopped   chan struct{} // closed when supervision ended
+}
+
+// Change is a child going down on its own, or coming back.
+type Change struct {
+	Name     string
+	Up       bool   // false: it exited; true: it is healthy again
+	Restarts int    // restarts so far, this one included
+	Cause    string // how it ended (for Up false)
+	Downtime time.Duration
+}
+
+// Status is what a child is doing.
+type Status struct {
+	// Up: it runs and its health endpoint answered since it last started.
+	Up bool
+	// Stopped: Stop stopped it (it is not restarted).
+	Stopped bool
+	// Restarts counts the times it exited on its own and was started again.
+	Restarts int
+	// DownSince is when it exited, while it is not up again.
+	DownSince time.Time
+	// LastExit says how it last exited on its own.
+	LastExit string
 }
 
 // Start runs the child and waits until its health endpoint answers 200, it
 // exits, or timeout passes. It then keeps it running until Stop.
 func (c *Child) Start(ctx context.Context, timeout time.Duration) error {
-	c.stopCh = make(chan struct{})
 	c.mu.Lock()
+	c.stopCh = make(chan struct{})
 	err := c.spawnLocked()
 	c.mu.Unlock()
 	if err != nil {
@@ -50,8 +90,41 @@ func (c *Child) Start(ctx context.Context, timeout time.Duration) error {
 		_ = c.Stop(5 * time.Second)
 		return err
 	}
-	c.stopped = make(chan struct{})
-	go c.supervise()
+	c.supervise()
+	return nil
+}
+
+// Adopt supervises process pid, which someone else started (envtest starts
+// etcd and kube-apiserver) and which is healthy: from now on, if it exits on
+// its own, the child starts its command line again. Path and Args, when
+// empty, are taken from the process's command line.
+func (c *Child) Adopt(pid int) error {
+	if c.Path == "" {
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil {
+			return fmt.Errorf("unable to read the command line of %s (pid %d): %w", c.Name, pid, err)
+		}
+		args := strings.Split(strings.TrimSuffix(string(cmdline), "\x00"), "\x00")
+		c.Path, c.Args = args[0], args[1:]
+	}
+	exited, err := Done(pid)
+	if err != nil {
+		return fmt.Errorf("unable to watch %s (pid %d): %w", c.Name, pid, err)
+	}
+	c.mu.Lock()
+	c.stopCh = make(chan struct{})
+	c.pid, c.exited, c.up = pid, exited, true
+	c.signal = func(sig syscall.Signal) error {
+		select {
+		case <-exited: // its pid may be another process's by now
+			return os.ErrProcessDone
+		default:
+			return syscall.Kill(pid, sig)
+		}
+	}
+	c.exitState = func() string { return "exited" } // its parent reaped it
+	c.mu.Unlock()
+	c.supervise()
 	return nil
 }
 
@@ -78,16 +151,23 @@ func (c *Child) spawnLocked() error {
 		logFile.Close()
 		close(exited)
 	}()
-	c.cmd, c.exited = cmd, exited
+	c.pid, c.exited = cmd.Process.Pid, exited
+	c.signal = func(sig syscall.Signal) error { return cmd.Process.Signal(sig) }
+	c.exitState = func() string { return cmd.ProcessState.String() }
+	c.up = false
 	c.Log.V(1).Info("started", "component", c.Name, "pid", cmd.Process.Pid)
 	return nil
 }
 
 func (c *Child) waitHealthy(ctx context.Context, timeout time.Duration) error {
+	c.mu.Lock()
+	exited := c.exited
+	c.mu.Unlock()
 	hc := &http.Client{
 		Timeout:   time.Second,
 		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec // self-signed, loopback
 	}
+	defer hc.CloseIdleConnections()
 	deadline := time.After(timeout)
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
@@ -95,16 +175,19 @@ func (c *Child) waitHealthy(ctx context.Context, timeout time.Duration) error {
 		if resp, err := hc.Get(c.Health); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
+				c.mu.Lock()
+				c.up = true
+				c.mu.Unlock()
 				return nil
 			}
 		}
 		select {
-		case <-c.exited:
+		case <-exited:
 			cause := LastError(c.LogPath)
 			if cause == "" {
 				cause = "see " + c.LogPath
 			}
-			return fmt.Errorf("%s exited before it was healthy: %s", c.Name, cause)
+			return fmt.Errorf("%w: %s exited before it was healthy: %s", errExited, c.Name, cause)
 		case <-deadline:
 			return fmt.Errorf("%s not healthy at %s within %s (log %s)", c.Name, c.Health, timeout, c.LogPath)
 		case <-ctx.Done():
@@ -114,30 +197,67 @@ func (c *Child) waitHealthy(ctx context.Context, timeout time.Duration) error {
 	}
 }
 
-// supervise restarts the child whenever it exits until stop is called.
+var errExited = errors.New("exited")
+
+// supervise starts the goroutine that restarts the child whenever it exits
+// until Stop is called.
 func (c *Child) supervise() {
-	defer close(c.stopped)
-	backoff := 500 * time.Millisecond
+	c.mu.Lock()
+	c.stopped = make(chan struct{})
+	stopCh := c.stopCh
+	c.mu.Unlock()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-stopCh
+		cancel()
+	}()
+	go func() {
+		defer close(c.stopped)
+		defer cancel()
+		c.restartLoop(ctx)
+	}()
+}
+
+func (c *Child) restartLoop(ctx context.Context) {
+	timeout := c.RestartTimeout
+	if timeout == 0 {
+		timeout = 60 * time.Second
+	}
+	var backoff time.Duration
 	for {
 		c.mu.Lock()
 		exited := c.exited
 		c.mu.Unlock()
-		<-exited
-		c.mu.Lock()
-		stopping := c.stopping
-		c.mu.Unlock()
-		if stopping {
+		select {
+		case <-exited:
+		case <-ctx.Done():
 			return
 		}
+		c.mu.Lock()
+		if c.stopping {
+			c.mu.Unlock()
+			return
+		}
+		wasUp := c.up
+		c.up = false
 		c.restarts++
-		c.Log.Info("component exited, restarting", "component", c.Name, "restarts", c.restarts, "backoff", backoff, "cause", LastError(c.LogPath))
+		if wasUp || c.downSince.IsZero() {
+			c.downSince = time.Now()
+		}
+		c.lastExit = c.exitState()
+		if cause := LastError(c.LogPath); cause != "" && !wasUp {
+			c.lastExit += ": " + cause
+		}
+		change := Change{Name: c.Name, Restarts: c.restarts, Cause: c.lastExit}
+		c.mu.Unlock()
+		c.Log.Info("component exited, restarting", "component", c.Name, "restarts", change.Restarts, "backoff", backoff, "cause", change.Cause)
+		if wasUp && c.OnChange != nil {
+			c.OnChange(change)
+		}
 		select {
 		case <-time.After(backoff):
-		case <-c.stopCh:
+		case <-ctx.Done():
 			return
-		}
-		if backoff < 10*time.Second {
-			backoff *= 2
 		}
 		c.mu.Lock()
 		if c.stopping { // stop came while we waited: no new process
@@ -150,11 +270,31 @@ func (c *Child) supervise() {
 			c.Log.Error(err, "unable to restart component", "component", c.Name)
 			return
 		}
+		switch err := c.waitHealthy(ctx, timeout); {
+		case err == nil:
+			backoff = 0
+			c.mu.Lock()
+			change := Change{Name: c.Name, Up: true, Restarts: c.restarts, Downtime: time.Since(c.downSince)}
+			c.downSince = time.Time{}
+			c.mu.Unlock()
+			c.Log.Info("component healthy again", "component", c.Name, "restarts", change.Restarts, "downtime", change.Downtime)
+			if c.OnChange != nil {
+				c.OnChange(change)
+			}
+		case errors.Is(err, errExited):
+			backoff = min(max(2*backoff, 500*time.Millisecond), 10*time.Second)
+		case ctx.Err() != nil:
+			return
+		default: // hung: kill it, and count the next start as a restart
+			c.Log.Error(err, "restarted component not healthy, killing it", "component", c.Name)
+			_ = c.Kill()
+			backoff = min(max(2*backoff, 500*time.Millisecond), 10*time.Second)
+		}
 	}
 }
 
-// Stop ends the child: SIGTERM, then SIGKILL after grace. It stays stopped
-// until Resume.
+// Stop ends the child: SIGTERM, then SIGKILL after grace (at once when
+// grace is zero). It stays stopped until Resume.
 func (c *Child) Stop(grace time.Duration) error {
 	c.mu.Lock()
 	if c.stopping {
@@ -162,23 +302,27 @@ func (c *Child) Stop(grace time.Duration) error {
 		return nil
 	}
 	c.stopping = true
+	c.up = false
 	if c.stopCh != nil {
 		close(c.stopCh)
 	}
-	cmd, exited := c.cmd, c.exited // no process starts after this
+	signal, exited, stopped := c.signal, c.exited, c.stopped // no process starts after this
 	c.mu.Unlock()
-	if cmd == nil {
-		return nil
+	if signal != nil {
+		sig := syscall.SIGTERM
+		if grace == 0 {
+			sig = syscall.SIGKILL
+		}
+		_ = signal(sig)
+		select {
+		case <-exited:
+		case <-time.After(grace):
+			_ = signal(syscall.SIGKILL)
+			<-exited
+		}
 	}
-	_ = cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-exited:
-	case <-time.After(grace):
-		_ = cmd.Process.Kill()
-		<-exited
-	}
-	if c.stopped != nil {
-		<-c.stopped
+	if stopped != nil {
+		<-stopped
 	}
 	return nil
 }
@@ -187,20 +331,26 @@ func (c *Child) Stop(grace time.Duration) error {
 func (c *Child) PID() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.cmd == nil || c.cmd.Process == nil {
+	if c.stopping || c.exited == nil {
 		return 0
 	}
-	return c.cmd.Process.Pid
+	select {
+	case <-c.exited:
+		return 0
+	default:
+		return c.pid
+	}
 }
 
 // Kill kills the child outright, as a crash would; supervision restarts it.
 func (c *Child) Kill() error {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.cmd == nil {
+	signal := c.signal
+	c.mu.Unlock()
+	if signal == nil {
 		return errors.New(c.Name + " is not running")
 	}
-	return c.cmd.Process.Kill()
+	return signal(syscall.SIGKILL)
 }
 
 // Running reports whether the child runs: it was started and not stopped
@@ -208,7 +358,15 @@ func (c *Child) Kill() error {
 func (c *Child) Running() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.cmd != nil && !c.stopping
+	return c.exited != nil && !c.stopping
+}
+
+// Status says whether the child is up, stopped or down, and how often it
+// was restarted.
+func (c *Child) Status() Status {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return Status{Up: c.up && !c.stopping, Stopped: c.stopping, Restarts: c.restarts, DownSince: c.downSince, LastExit: c.lastExit}
 }
 
 // Resume starts a child Stop stopped, and returns once it is healthy.

@@ -48,6 +48,9 @@ func Take(ctx context.Context, cli *clientv3.Client, prefix string) (*Baseline, 
 	return b, nil
 }
 
+// Revision is etcd's revision when the baseline was taken.
+func (b *Baseline) Revision() int64 { return b.revision }
+
 // Has reports whether the baseline holds key.
 func (b *Baseline) Has(key string) bool {
 	_, ok := b.values[key]

@@ -1,0 +1,451 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/crdlab/crdlab/lab/daemon"
+)
+
+// The fault-injection suite ('make chaos'; one round of it in 'make test').
+// A lab runs with --data-dir; a writer creates ConfigMaps and the seed's
+// User objects at a steady rate, and a watcher follows them. Each fault
+// kills one process with SIGKILL: etcd, kube-apiserver,
+// kube-controller-manager, kube-scheduler, then crdlab itself (after which
+// the test runs 'crdlab up -d' again on the same data dir). After each, the
+// lab must be ready again within recoveryBound, every write answered 2xx
+// must be there, the watcher must hold the final state of every object,
+// and no process may be left over.
+
+// recoveryBound is the longest a lab may take to serve writes again after
+// a fault. Measured on 2 cores: etcd 0.2-0.5 s, kube-apiserver 3-5 s,
+// crdlab itself (with the new 'up') 5-8 s.
+const recoveryBound = 45 * time.Second
+
+// chaosRoundsEnv sets how many times each fault is injected (default 1).
+const chaosRoundsEnv = "CRDLAB_CHAOS_ROUNDS"
+
+var (
+	configMaps = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	users      = schema.GroupVersionResource{Group: "auth.ilinux.io", Version: "v1beta1", Resource: "users"}
+)
+
+func TestChaos(t *testing.T) {
+	rounds := 1
+	if v := os.Getenv(chaosRoundsEnv); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("%s=%q: want a positive number", chaosRoundsEnv, v)
+		}
+		rounds = n
+	}
+	c := newCLI(t)
+	data := filepath.Join(t.TempDir(), "data")
+	c.mustRun("up", "-d", "--data-dir", data)
+	w := newChaosWorkload(t, c)
+	w.start()
+
+	faults := []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "crdlab"}
+	var report []string
+	for round := 1; round <= rounds; round++ {
+		for _, fault := range faults {
+			w.waitWrites(20) // a steady state before each fault
+			var recovery time.Duration
+			if fault == "crdlab" {
+				recovery = c.killLab(t, w, data)
+			} else {
+				recovery = c.killProcess(t, w, fault)
+			}
+			if recovery > recoveryBound {
+				t.Errorf("%s: writes succeeded again %s after the kill, bound %s", fault, recovery, recoveryBound)
+			}
+			acked, found, extra := w.verify()
+			line := fmt.Sprintf("round %d  %-24s recovered in %6.2fs  acknowledged %d, found %d", round, fault, recovery.Seconds(), acked, found)
+			if extra > 0 {
+				line += fmt.Sprintf(" (+%d written without an answer)", extra)
+			}
+			report = append(report, line)
+			t.Log(line)
+			if found != acked {
+				t.Errorf("%s: %d acknowledged writes, %d found: acknowledged writes were lost", fault, acked, found)
+			}
+		}
+	}
+	w.stop()
+	fmt.Println("\nchaos: kill -9 of each process of a lab with --data-dir, under a steady writer")
+	for _, line := range report {
+		fmt.Println(line)
+	}
+	tree := c.labTree()
+	c.mustRun("down")
+	expectGone(t, tree, 5*time.Second)
+	if left := c.processes(); len(left) != 0 {
+		t.Errorf("processes left after down: %v", left)
+	}
+}
+
+// killProcess kills the lab's process name, checks that the lab says
+// degraded until it is back and running after, and returns how long after
+// the kill the writer's writes succeeded again.
+func (c *cli) killProcess(t *testing.T, w *chaosWorkload, name string) time.Duration {
+	t.Helper()
+	d := daemon.Dir(c.stateDir)
+	var victim daemon.Process
+	for _, p := range c.labTree() {
+		if p.Name == name {
+			victim = p
+		}
+	}
+	if victim.PID == 0 {
+		t.Fatalf("no %s in the lab's processes %v", name, c.labTree())
+	}
+	before := restartsOf(t, d, name)
+	mark := w.mark()
+	killed := time.Now()
+	if err := syscall.Kill(victim.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	// lab.json says degraded while the process is down, then running with
+	// one more restart.
+	sawDegraded := false
+	deadline := time.Now().Add(recoveryBound)
+	for {
+		st, err := d.Status()
+		if err != nil {
+			t.Fatalf("status after killing %s: %v", name, err)
+		}
+		if st.State == daemon.StateDegraded {
+			sawDegraded = true
+		}
+		if st.State == daemon.StateRunning && restartsIn(st.Health, name) == before+1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("lab not running again %s after killing %s: %+v", recoveryBound, name, st.Health)
+		}
+		time.Sleep(2 * time.Millisecond) // polling a file, tightly, not timing
+	}
+	if !sawDegraded {
+		t.Errorf("lab.json never said degraded after killing %s", name)
+	}
+	out := c.mustRun("status")
+	if want := fmt.Sprintf("%s up, restarts %d", name, before+1); !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
+		t.Errorf("status after %s restarted: want %q in\n%s", name, want, out)
+	}
+	return w.recoveredAfter(mark, killed)
+}
+
+// killLab kills the crdlab process itself, checks that nothing of it is
+// left, starts 'crdlab up -d' again on the same data dir and returns how
+// long after the kill writes succeeded again.
+func (c *cli) killLab(t *testing.T, w *chaosWorkload, data string) time.Duration {
+	t.Helper()
+	tree := c.labTree()
+	mark := w.mark()
+	killed := time.Now()
+	if err := syscall.Kill(tree[0].PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	expectGone(t, tree, 5*time.Second)
+	c.mustRun("up", "-d", "--data-dir", data)
+	w.reconnect() // a new lab: new certificates, a new port
+	return w.recoveredAfter(mark, killed)
+}
+
+func restartsOf(t *testing.T, d daemon.Dir, name string) int {
+	t.Helper()
+	st, err := d.Status()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return restartsIn(st.Health, name)
+}
+
+func restartsIn(h daemon.Health, name string) int {
+	for _, p := range h.Processes {
+		if p.Name == name {
+			return p.Restarts
+		}
+	}
+	return -1
+}
+
+// chaosWorkload writes and watches objects in one namespace of a lab.
+type chaosWorkload struct {
+	t  *testing.T
+	c  *cli
+	ns string
+
+	mu       sync.Mutex
+	client   dynamic.Interface
+	acked    map[string]bool // "resource/name" answered 2xx
+	unknown  map[string]bool // no answer (refused, timed out, 5xx)
+	success  []time.Time     // when each acknowledged write was answered
+	watched  map[string]bool // what the watcher holds
+	stopW    context.CancelFunc
+	wg       sync.WaitGroup
+	informer context.CancelFunc
+	synced   func() bool
+	n        int
+}
+
+func newChaosWorkload(t *testing.T, c *cli) *chaosWorkload {
+	w := &chaosWorkload{t: t, c: c, ns: "chaos", acked: map[string]bool{}, unknown: map[string]bool{}}
+	c.kubectl("", "create", "namespace", w.ns)
+	w.reconnect()
+	return w
+}
+
+// reconnect makes the clients anew from the lab's kubeconfig, and a new
+// watcher, which lists and then watches.
+func (w *chaosWorkload) reconnect() {
+	w.t.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", daemon.Dir(w.c.stateDir).Kubeconfig())
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	cfg.Timeout = 10 * time.Second
+	cfg.QPS, cfg.Burst = 1000, 1000
+	cli, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	w.mu.Lock()
+	w.client = cli
+	if w.informer != nil {
+		w.informer()
+	}
+	w.watched = map[string]bool{}
+	w.mu.Unlock()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	f := dynamicinformer.NewFilteredDynamicSharedInformerFactory(cli, 0, w.ns, nil)
+	for _, gvr := range []schema.GroupVersionResource{configMaps, users} {
+		inf := f.ForResource(gvr).Informer()
+		_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc: func(obj any) { w.see(gvr, obj, true) },
+			DeleteFunc: func(obj any) {
+				if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+					obj = d.Obj
+				}
+				w.see(gvr, obj, false)
+			},
+		})
+	}
+	f.Start(ctx.Done())
+	w.mu.Lock()
+	w.informer = cancel
+	w.synced = func() bool {
+		for _, ok := range f.WaitForCacheSync(ctx.Done()) {
+			if !ok {
+				return false
+			}
+		}
+		return true
+	}
+	w.mu.Unlock()
+}
+
+func (w *chaosWorkload) see(gvr schema.GroupVersionResource, obj any, present bool) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.watched != nil {
+		w.watched[gvr.Resource+"/"+u.GetName()] = present
+	}
+}
+
+// start runs the writer: one object every 20 ms, ConfigMaps and Users in
+// turn, each recorded as acknowledged when the apiserver answered 2xx.
+func (w *chaosWorkload) start() {
+	ctx, cancel := context.WithCancel(context.Background())
+	w.stopW = cancel
+	w.wg.Go(func() {
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for ctx.Err() == nil {
+			w.write(ctx)
+			select {
+			case <-ctx.Done():
+			case <-tick.C:
+			}
+		}
+	})
+}
+
+func (w *chaosWorkload) write(ctx context.Context) {
+	w.mu.Lock()
+	w.n++
+	n, cli := w.n, w.client
+	w.mu.Unlock()
+	name := fmt.Sprintf("obj-%05d", n)
+	gvr := configMaps
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": name},
+		"data":     map[string]any{"n": strconv.Itoa(n)},
+	}}
+	if n%2 == 0 {
+		gvr = users
+		obj = &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "auth.ilinux.io/v1beta1", "kind": "User",
+			"metadata": map[string]any{"name": name},
+			"spec":     map[string]any{"userID": int64(1 + n%65535), "groups": []any{"chaos"}},
+		}}
+	}
+	key := gvr.Resource + "/" + name
+	_, err := cli.Resource(gvr).Namespace(w.ns).Create(ctx, obj, metav1.CreateOptions{})
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case err == nil:
+		w.acked[key] = true
+		w.success = append(w.success, time.Now())
+	case ctx.Err() != nil:
+	case apierrors.IsInvalid(err) || apierrors.IsBadRequest(err):
+		w.t.Errorf("the writer's %s is invalid: %v", key, err)
+	default:
+		w.unknown[key] = true // it may or may not have been stored
+	}
+}
+
+// mark returns how many writes were acknowledged so far.
+func (w *chaosWorkload) mark() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.success)
+}
+
+// waitWrites waits until n more writes are acknowledged.
+func (w *chaosWorkload) waitWrites(n int) {
+	w.t.Helper()
+	w.recoveredAfter(w.mark()+n-1, time.Now())
+}
+
+// recoveredAfter waits for the first write acknowledged after mark and
+// returns how long after since it was answered.
+func (w *chaosWorkload) recoveredAfter(mark int, since time.Time) time.Duration {
+	w.t.Helper()
+	deadline := time.Now().Add(2 * recoveryBound)
+	for {
+		w.mu.Lock()
+		if len(w.success) > mark {
+			at := w.success[mark]
+			w.mu.Unlock()
+			return at.Sub(since)
+		}
+		w.mu.Unlock()
+		if time.Now().After(deadline) {
+			w.t.Fatalf("no write succeeded within %s", 2*recoveryBound)
+		}
+		time.Sleep(5 * time.Millisecond) // polling a counter, not timing
+	}
+}
+
+// verify lists both resources and compares: every acknowledged write must
+// be found; the watcher must hold exactly what the list holds. It returns
+// the acknowledged writes, how many of them were found, and how many
+// objects were found whose write had no answer.
+func (w *chaosWorkload) verify() (acked, found, extra int) {
+	w.t.Helper()
+	w.mu.Lock()
+	cli, synced := w.client, w.synced
+	ackedKeys := make(map[string]bool, len(w.acked))
+	for k := range w.acked {
+		ackedKeys[k] = true
+	}
+	w.mu.Unlock()
+	if !synced() {
+		w.t.Fatal("the watcher never synced")
+	}
+	ctx := context.Background()
+	listed := map[string]bool{}
+	for _, gvr := range []schema.GroupVersionResource{configMaps, users} {
+		var list *unstructured.UnstructuredList
+		var err error
+		deadline := time.Now().Add(recoveryBound)
+		for {
+			list, err = cli.Resource(gvr).Namespace(w.ns).List(ctx, metav1.ListOptions{})
+			if err == nil || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(50 * time.Millisecond) // the lab is recovering; retried until the deadline
+		}
+		if err != nil {
+			w.t.Fatalf("list %s: %v", gvr.Resource, err)
+		}
+		for _, item := range list.Items {
+			listed[gvr.Resource+"/"+item.GetName()] = true
+		}
+	}
+	for k := range ackedKeys {
+		if listed[k] {
+			found++
+		} else {
+			w.t.Errorf("acknowledged write %s not found", k)
+		}
+	}
+	for k := range listed {
+		if !ackedKeys[k] {
+			extra++
+		}
+	}
+	// The watcher catches up with what the list saw, in a bounded time.
+	deadline := time.Now().Add(recoveryBound)
+	for {
+		w.mu.Lock()
+		var missing []string
+		for k := range listed {
+			if !w.watched[k] {
+				missing = append(missing, k)
+			}
+		}
+		for k, present := range w.watched {
+			if present && !listed[k] {
+				missing = append(missing, "(not listed) "+k)
+			}
+		}
+		w.mu.Unlock()
+		if len(missing) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			slices.Sort(missing)
+			w.t.Errorf("the watcher and the list differ on %d objects after %s: %v", len(missing), recoveryBound, missing[:min(5, len(missing))])
+			break
+		}
+		time.Sleep(10 * time.Millisecond) // polling the watcher's state
+	}
+	return len(ackedKeys), found, extra
+}
+
+func (w *chaosWorkload) stop() {
+	w.stopW()
+	w.wg.Wait()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.informer != nil {
+		w.informer()
+	}
+}

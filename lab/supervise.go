@@ -1,0 +1,215 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/crdlab/crdlab/lab/daemon"
+	"github.com/crdlab/crdlab/lab/internal/proc"
+	"github.com/crdlab/crdlab/lab/multicall"
+	"github.com/crdlab/crdlab/lab/timeline"
+)
+
+// The lab supervises every process it runs. envtest starts etcd and
+// kube-apiserver and then only stops them; once they are ready the lab
+// adopts them: if one exits on its own, the lab starts the same command line
+// again (same port, certificates and data), and every client in this
+// process (the simulated kubelet, the operators, the timeline, the
+// aggregated API server) reconnects as client-go always does. Meanwhile
+// Health says degraded, and the timeline shows the crash and the restart.
+
+// Health is the state of the lab's supervised processes.
+type Health = daemon.Health
+
+// ProcessHealth is one supervised process.
+type ProcessHealth = daemon.ProcessHealth
+
+// superviseControlPlane adopts the etcd and kube-apiserver envtest started.
+func (l *Lab) superviseControlPlane() error {
+	cp := l.env.ControlPlane
+	etcd := &proc.Child{
+		Name:    multicall.Etcd,
+		Health:  cp.Etcd.URL.String() + "/health",
+		LogPath: l.dir.Log(multicall.Etcd),
+	}
+	api := &proc.Child{
+		Name:    multicall.KubeAPIServer,
+		Health:  cp.APIServer.SecureServing.URL("https", "/readyz").String(),
+		LogPath: l.dir.Log(multicall.KubeAPIServer),
+	}
+	marks := map[*proc.Child]string{
+		etcd: "--listen-client-urls=" + cp.Etcd.URL.String(),
+		api:  "--cert-dir=" + cp.APIServer.CertDir,
+	}
+	children, err := proc.Children(os.Getpid())
+	if err != nil {
+		return fmt.Errorf("unable to find etcd and kube-apiserver: %w", err)
+	}
+	for c, mark := range marks {
+		pid := findChild(children, c.Name, mark)
+		if pid == 0 {
+			return fmt.Errorf("unable to find the %s envtest started (no child process named %s with %s)", c.Name, c.Name, mark)
+		}
+		l.configureChild(c)
+		if err := c.Adopt(pid); err != nil {
+			return err
+		}
+		l.mu.Lock()
+		l.controlPlane = append(l.controlPlane, c)
+		l.mu.Unlock()
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	slices.SortFunc(l.controlPlane, func(a, b *proc.Child) int { return strings.Compare(a.Name, b.Name) }) // etcd first
+	return nil
+}
+
+// findChild returns the child process called name (the base of its
+// argv[0]) that has arg on its command line, or 0.
+func findChild(pids []int, name, arg string) int {
+	for _, pid := range pids {
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(cmdline), "\x00")
+		if filepath.Base(args[0]) == name && slices.Contains(args, arg) {
+			return pid
+		}
+	}
+	return 0
+}
+
+// configureChild makes c report its crashes and restarts: to the logger,
+// the timeline and Options.OnHealth.
+func (l *Lab) configureChild(c *proc.Child) {
+	c.Log = l.opts.Logger
+	c.RestartTimeout = l.opts.StartTimeout
+	c.OnChange = func(ch proc.Change) {
+		e := timeline.Event{Time: time.Now(), Actor: "crdlab", Kind: "Process", Name: ch.Name}
+		if ch.Up {
+			e.Verb = "RESTARTED"
+			e.Detail = fmt.Sprintf("healthy again after %s (restart %d)", ch.Downtime.Round(time.Millisecond), ch.Restarts)
+			if ch.Name == multicall.Etcd {
+				if problem := l.checkEtcdData(); problem != "" {
+					e.Detail += "; " + problem
+				}
+			}
+		} else {
+			e.Verb = "CRASHED"
+			e.Detail = ch.Cause + "; restarting it"
+		}
+		if l.opts.Requests != nil {
+			l.opts.Requests.Record(e)
+		}
+		if l.opts.OnHealth != nil {
+			l.opts.OnHealth(l.Health())
+		}
+	}
+}
+
+// checkEtcdData compares a restarted etcd's revision with the one it had
+// when the lab was ready: lower means its data is gone (an ephemeral data
+// dir removed under it, for example), which no restart brings back.
+func (l *Lab) checkEtcdData() string {
+	if l.etcd == nil || l.baseline == nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	st, err := l.etcd.Status(ctx, l.env.ControlPlane.Etcd.URL.String())
+	if err != nil || st.Header.Revision >= l.baseline.Revision() {
+		return ""
+	}
+	problem := fmt.Sprintf("etcd restarted without its data (revision %d, it was at %d when the lab was ready): objects written before the crash are lost; stop the lab and start it again",
+		st.Header.Revision, l.baseline.Revision())
+	l.mu.Lock()
+	l.problems = append(l.problems, problem)
+	l.mu.Unlock()
+	return problem
+}
+
+// Health says whether each process the lab supervises (etcd,
+// kube-apiserver, and kube-controller-manager and kube-scheduler when they
+// run) is up and how often it was restarted. The lab is degraded while one
+// that was not stopped on purpose is down, or when it lost data.
+func (l *Lab) Health() Health {
+	h := Health{State: daemon.StateRunning}
+	for _, c := range l.supervised() {
+		st := c.Status()
+		h.Processes = append(h.Processes, ProcessHealth{
+			Name: c.Name, Up: st.Up, Stopped: st.Stopped, Restarts: st.Restarts,
+			DownSince: st.DownSince, LastExit: st.LastExit,
+		})
+		if !st.Up && !st.Stopped {
+			h.State = daemon.StateDegraded
+		}
+	}
+	l.mu.Lock()
+	h.Problems = slices.Clone(l.problems)
+	l.mu.Unlock()
+	if len(h.Problems) > 0 {
+		h.State = daemon.StateDegraded
+	}
+	return h
+}
+
+// KillProcess kills one of the lab's supervised processes (etcd,
+// kube-apiserver, kube-controller-manager, kube-scheduler) with SIGKILL, as
+// a crash would; the lab restarts it. For fault-injection tests.
+func (l *Lab) KillProcess(name string) error {
+	for _, c := range l.supervised() {
+		if c.Name == name {
+			return c.Kill()
+		}
+	}
+	return fmt.Errorf("%w: no process %q (known: %s)", ErrUnknownComponent, name, strings.Join(l.processNames(), ", "))
+}
+
+func (l *Lab) supervised() []*proc.Child {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	children := slices.Clone(l.controlPlane)
+	for _, name := range []string{ControllerManager, Scheduler} {
+		if c := l.children[name]; c != nil {
+			children = append(children, c)
+		}
+	}
+	return children
+}
+
+func (l *Lab) processNames() []string {
+	var names []string
+	for _, c := range l.supervised() {
+		names = append(names, c.Name)
+	}
+	return names
+}
+
+// stopControlPlane stops kube-apiserver at once (a lab has no use for its
+// graceful shutdown, which drains requests and watches for about a second:
+// etcd holds everything it wrote), then etcd, cleanly. envtest's Stop then
+// finds them gone and removes its temporary folders.
+func (l *Lab) stopControlPlane() []error {
+	var errs []error
+	l.mu.Lock()
+	cp := l.controlPlane
+	l.controlPlane = nil
+	l.mu.Unlock()
+	for i := len(cp) - 1; i >= 0; i-- { // kube-apiserver, then etcd
+		c := cp[i]
+		grace := l.opts.StopTimeout
+		if c.Name == multicall.KubeAPIServer {
+			grace = 0
+		}
+		if err := c.Stop(grace); err != nil {
+			errs = append(errs, fmt.Errorf("unable to stop %s: %w", c.Name, err))
+		}
+	}
+	return errs
+}

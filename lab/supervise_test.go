@@ -1,0 +1,103 @@
+package lab_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crdlab/crdlab/lab"
+	"github.com/crdlab/crdlab/lab/daemon"
+)
+
+// Every process of a lab is supervised: killed as a crash would (SIGKILL),
+// it is started again on the same port, certificates and data; the lab
+// says degraded meanwhile, and works again afterwards.
+var _ = Describe("supervision", Ordered, func() {
+	var (
+		c  client.Client
+		ns string
+	)
+	BeforeAll(func(ctx context.Context) {
+		c = shared.Client()
+		n := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "crash-"}}
+		Expect(c.Create(ctx, n)).To(Succeed())
+		ns = n.Name
+	})
+
+	processHealth := func(h lab.Health, name string) daemon.ProcessHealth {
+		for _, p := range h.Processes {
+			if p.Name == name {
+				return p
+			}
+		}
+		Fail("no process " + name + " in the lab's health")
+		return daemon.ProcessHealth{}
+	}
+
+	It("lists every supervised process as up", func() {
+		h := shared.Health()
+		Expect(h.State).To(Equal(daemon.StateRunning))
+		var names []string
+		for _, p := range h.Processes {
+			names = append(names, p.Name)
+			Expect(p.Up).To(BeTrue(), p.Name)
+		}
+		Expect(names).To(Equal([]string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler"}))
+	})
+
+	for i, name := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler"} {
+		It("restarts "+name+" killed with SIGKILL; degraded meanwhile, working after", func(ctx context.Context) {
+			before := processHealth(shared.Health(), name).Restarts
+			healthMark, eventMark := seen.marks()
+			killed := time.Now()
+			Expect(shared.KillProcess(name)).To(Succeed())
+
+			Eventually(func(g Gomega) {
+				h := shared.Health()
+				g.Expect(h.State).To(Equal(daemon.StateRunning))
+				p := processHealth(h, name)
+				g.Expect(p.Up).To(BeTrue())
+				g.Expect(p.Restarts).To(Equal(before + 1))
+			}).WithContext(ctx).WithTimeout(60 * time.Second).WithPolling(20 * time.Millisecond).Should(Succeed())
+			GinkgoWriter.Printf("%s: up again %s after the kill\n", name, time.Since(killed).Round(time.Millisecond))
+
+			// What the lab said meanwhile: degraded with the process down,
+			// then running; and both on the timeline.
+			healths, events := seen.since(healthMark, eventMark)
+			Expect(healths).To(HaveLen(2))
+			Expect(healths[0].State).To(Equal(daemon.StateDegraded))
+			Expect(processHealth(healths[0], name).Up).To(BeFalse())
+			Expect(processHealth(healths[0], name).DownSince).NotTo(BeZero())
+			Expect(healths[1].State).To(Equal(daemon.StateRunning))
+			var verbs []string
+			for _, e := range events {
+				if e.Kind == "Process" && e.Name == name {
+					verbs = append(verbs, e.Verb)
+				}
+			}
+			Expect(verbs).To(Equal([]string{"CRASHED", "RESTARTED"}))
+
+			// A write made now succeeds, at once, and the whole chain works:
+			// the Deployment's Pod is created, scheduled and run.
+			Expect(c.Create(ctx, &corev1.ConfigMap{
+				ObjectMeta: metav1.ObjectMeta{Name: "after-" + name, Namespace: ns},
+			})).To(Succeed())
+			Expect(c.Create(ctx, deployment(ns, fmt.Sprintf("after-%d", i), 1))).To(Succeed())
+			Eventually(func(g Gomega) {
+				g.Expect(runningReadyPods(ctx, g, c, ns, fmt.Sprintf("after-%d", i))).To(HaveLen(1))
+			}).WithContext(ctx).WithTimeout(60 * time.Second).Should(Succeed())
+		}, NodeTimeout(3*time.Minute))
+	}
+
+	It("refuses to kill a process it does not have", func() {
+		err := shared.KillProcess("kubelet")
+		Expect(err).To(MatchError(lab.ErrUnknownComponent))
+		Expect(err.Error()).To(ContainSubstring("etcd, kube-apiserver, kube-controller-manager, kube-scheduler"))
+	})
+})
