@@ -114,6 +114,11 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 	if err := l.prepareDirs(); err != nil {
 		return nil, err
 	}
+	if opts.DataDir != "" {
+		if err := l.checkDataDir(); err != nil {
+			return nil, err
+		}
+	}
 	if opts.Port != 0 {
 		if err := checkPortFree(opts.Port); err != nil {
 			return nil, err
@@ -134,6 +139,10 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 	opts.Progress("starting etcd and kube-apiserver")
 	cfg, err := env.Start()
 	if err != nil {
+		// envtest says which process did not start.
+		if opts.DataDir != "" && strings.Contains(err.Error(), "process etcd ") {
+			return nil, l.explainDataDirError(err)
+		}
 		return nil, l.explainStartError(err)
 	}
 	if err := l.superviseControlPlane(); err != nil {
@@ -162,6 +171,9 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 		return nil, err
 	}
 	if err := l.takeBaseline(ctx); err != nil {
+		return nil, err
+	}
+	if err := l.recordDataDir(); err != nil {
 		return nil, err
 	}
 	return l, nil

@@ -2,7 +2,10 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
+	"io/fs"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
@@ -294,11 +297,23 @@ func TestBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	open := filepath.Join(t.TempDir(), "open")
+	if err := os.Mkdir(open, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(open, 0o777); err != nil { // whatever the umask
+		t.Fatal(err)
+	}
+	corrupt, otherVersion := badDataDirs(t)
+
 	for _, tc := range []struct {
 		name string
 		args []string
 		want []string
 	}{
+		{"state dir others can write to", []string{"--state-dir", open, "up", "-d"}, []string{"--state-dir", open, "writable by other users", "chmod go-w"}},
+		{"corrupted data dir", []string{"up", "-d", "--data-dir", corrupt.dir}, []string{"--data-dir", corrupt.dir, "invalid database", "left as it is"}},
+		{"data dir of another version", []string{"up", "-d", "--data-dir", otherVersion.dir}, []string{"--data-dir", otherVersion.dir, "Kubernetes v1.36.1", "left as it is"}},
 		{"down with nothing running", []string{"down"}, []string{"no lab is running on state dir"}},
 		{"port in use", []string{"up", "--port", busy}, []string{"--port", "127.0.0.1:" + busy, "in use"}},
 		{"port out of range", []string{"up", "--port", "70000"}, []string{"--port 70000"}},
@@ -338,6 +353,70 @@ func TestBadInput(t *testing.T) {
 			}
 		})
 	}
+	for _, d := range []dataDir{corrupt, otherVersion} {
+		if now := d.sums(t); !maps.Equal(now, d.before) {
+			t.Errorf("a refused data dir %s was modified: %v, was %v", d.dir, now, d.before)
+		}
+	}
+}
+
+// dataDir is a data dir and the checksums of its files.
+type dataDir struct {
+	dir    string
+	before map[string]string
+}
+
+func (d dataDir) sums(t *testing.T) map[string]string {
+	t.Helper()
+	sums := map[string]string{}
+	err := filepath.WalkDir(d.dir, func(path string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		sums[path] = fmt.Sprintf("%x", sha256.Sum256(data))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sums
+}
+
+// badDataDirs makes, with a lab of its own, a data dir with a corrupted
+// etcd database and one that says another Kubernetes version wrote it.
+func badDataDirs(t *testing.T) (corrupt, otherVersion dataDir) {
+	t.Helper()
+	good := filepath.Join(t.TempDir(), "data")
+	c := newCLI(t)
+	c.mustRun("up", "-d", "--data-dir", good, "--components", "none")
+	c.mustRun("down")
+	corrupt.dir, otherVersion.dir = filepath.Join(t.TempDir(), "corrupt"), filepath.Join(t.TempDir(), "other")
+	for _, dir := range []string{corrupt.dir, otherVersion.dir} {
+		if out, err := exec.Command("cp", "-a", good, dir).CombinedOutput(); err != nil {
+			t.Fatalf("cp: %v\n%s", err, out)
+		}
+	}
+	db := filepath.Join(corrupt.dir, "etcd", "member", "snap", "db")
+	f, err := os.OpenFile(db, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(bytes.Repeat([]byte{0xde, 0xad}, 8192), 0); err != nil { // its bbolt header and meta pages
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	meta := `{"kubernetes": "v1.36.1", "etcd": "v3.6.4", "crdlab": "v0.1.0"}`
+	if err := os.WriteFile(filepath.Join(otherVersion.dir, "crdlab-data.json"), []byte(meta), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	corrupt.before, otherVersion.before = corrupt.sums(t), otherVersion.sums(t)
+	return corrupt, otherVersion
 }
 
 // Four labs started at the same moment on four state dirs: no port clash,

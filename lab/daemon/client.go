@@ -26,13 +26,18 @@ func Dial(d Dir) (*Client, error) {
 	if _, err := d.Status(); err != nil {
 		return nil, err
 	}
+	return socketClient(d), nil
+}
+
+// socketClient returns a client of d's control socket.
+func socketClient(d Dir) *Client {
 	path := d.ControlSocket()
 	hc := &http.Client{Transport: &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			return (&net.Dialer{}).DialContext(ctx, "unix", path)
 		},
 	}}
-	return &Client{d: d, hc: hc}, nil
+	return &Client{d: d, hc: hc}
 }
 
 // Components lists the components of the lab that can be stopped.

@@ -11,6 +11,8 @@ import (
 	"os"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/crdlab/crdlab/lab/timeline"
 )
 
@@ -105,6 +107,7 @@ func Serve(ctx context.Context, d Dir, l Lab, events *timeline.Broadcast) error 
 		ln.Close()
 		return fmt.Errorf("unable to restrict %s: %w", path, err)
 	}
+	ln = ownerOnly{ln.(*net.UnixListener)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /nodes", func(w http.ResponseWriter, _ *http.Request) {
 		_ = json.NewEncoder(w).Encode(l.Nodes())
@@ -206,4 +209,41 @@ func streamEvents(ctx context.Context, w http.ResponseWriter, r *http.Request, e
 			}
 		}
 	}
+}
+
+// ownerOnly accepts connections from processes of this user (and root)
+// only, whatever the socket's mode: the socket is 0600 in a private state
+// dir, and the peer's credentials are checked as well.
+type ownerOnly struct{ *net.UnixListener }
+
+func (l ownerOnly) Accept() (net.Conn, error) {
+	for {
+		conn, err := l.AcceptUnix()
+		if err != nil {
+			return nil, err
+		}
+		if uid, err := peerUID(conn); err == nil && (uid == os.Getuid() || uid == 0) {
+			return conn, nil
+		}
+		_ = conn.Close()
+	}
+}
+
+// peerUID returns the user ID of the process at the other end of conn.
+func peerUID(conn *net.UnixConn) (int, error) {
+	raw, err := conn.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	var cred *unix.Ucred
+	var credErr error
+	if err := raw.Control(func(fd uintptr) {
+		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
+	}); err != nil {
+		return 0, err
+	}
+	if credErr != nil {
+		return 0, credErr
+	}
+	return int(cred.Uid), nil
 }

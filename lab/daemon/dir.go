@@ -133,6 +133,9 @@ func (d Dir) Lock() (unlock func(), err error) {
 	if err := EnsureWritable(string(d)); err != nil {
 		return nil, err
 	}
+	if err := d.checkPrivate(); err != nil {
+		return nil, err
+	}
 	f, err := os.OpenFile(d.lockFile(), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("unable to open lock %s: %w", d.lockFile(), err)
@@ -145,6 +148,29 @@ func (d Dir) Lock() (unlock func(), err error) {
 		return nil, fmt.Errorf("unable to lock %s: %w", d.lockFile(), err)
 	}
 	return func() { _ = f.Close() }, nil
+}
+
+// ErrUnsafe: the state dir is writable by other users, or not owned by
+// this user.
+var ErrUnsafe = errors.New("state dir not private")
+
+// checkPrivate refuses a state dir another user could write to: whoever can
+// write there can replace the kubeconfig, the component binaries' links or
+// the control socket, and so act as the lab's admin or run code as its user.
+func (d Dir) checkPrivate() error {
+	fi, err := os.Stat(string(d))
+	if err != nil {
+		return err
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		return fmt.Errorf("%w: %s belongs to user %d, not to you (%d); use a folder of your own",
+			ErrUnsafe, string(d), st.Uid, os.Getuid())
+	}
+	if perm := fi.Mode().Perm(); perm&0o022 != 0 {
+		return fmt.Errorf("%w: %s is writable by other users (mode %04o); whoever writes there could act as the lab's admin: run 'chmod go-w %s' or use another folder",
+			ErrUnsafe, string(d), perm, string(d))
+	}
+	return nil
 }
 
 func (d Dir) runningError() error {

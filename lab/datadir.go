@@ -1,0 +1,94 @@
+package lab
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/crdlab/crdlab/lab/daemon"
+	"github.com/crdlab/crdlab/lab/internal/proc"
+	"github.com/crdlab/crdlab/lab/multicall"
+)
+
+// A DataDir says which versions wrote it, in dataDirMeta, written once a lab
+// on it was ready. A lab of another Kubernetes or etcd minor version
+// refuses it, and leaves it as it is: an apiserver reads objects stored by
+// a newer one wrongly or not at all, and etcd's data format only moves
+// forward.
+
+const dataDirMeta = "crdlab-data.json"
+
+type dataMeta struct {
+	Kubernetes string    `json:"kubernetes"`
+	Etcd       string    `json:"etcd"`
+	Crdlab     string    `json:"crdlab"`
+	Written    time.Time `json:"written"`
+}
+
+// checkDataDir refuses a DataDir written by other versions, or one whose
+// version record is unreadable. A DataDir with etcd data but no record (of a
+// crdlab before the record existed) is taken; etcd itself then checks it.
+func (l *Lab) checkDataDir() error {
+	path := filepath.Join(l.opts.DataDir, dataDirMeta)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrDataDir, l.opts.DataDir, err)
+	}
+	var m dataMeta
+	if err := json.Unmarshal(data, &m); err != nil {
+		return fmt.Errorf("%w: %s: unreadable %s (%v); the folder was left as it is", ErrDataDir, l.opts.DataDir, path, err)
+	}
+	v := multicall.BuildVersions()
+	if v.Kubernetes == "" || v.Etcd == "" {
+		return nil // a build without module versions (go run): nothing to compare
+	}
+	if minor(m.Kubernetes) != minor(v.Kubernetes) || minor(m.Etcd) != minor(v.Etcd) {
+		return fmt.Errorf("%w: %s holds the data of Kubernetes %s (etcd %s), written by crdlab %s; this crdlab runs Kubernetes %s (etcd %s) and does not start on it, which leaves it as it is: use the crdlab that wrote it, or another --data-dir",
+			ErrDataDir, l.opts.DataDir, m.Kubernetes, m.Etcd, m.Crdlab, v.Kubernetes, v.Etcd)
+	}
+	return nil
+}
+
+// minor returns "v1.37" of "v1.37.2".
+func minor(version string) string {
+	parts := strings.SplitN(version, ".", 3)
+	if len(parts) < 2 {
+		return version
+	}
+	return parts[0] + "." + parts[1]
+}
+
+// recordDataDir writes dataDirMeta once the lab is ready on its DataDir.
+func (l *Lab) recordDataDir() error {
+	v := multicall.BuildVersions()
+	if l.opts.DataDir == "" || v.Kubernetes == "" {
+		return nil
+	}
+	data, err := json.MarshalIndent(dataMeta{Kubernetes: v.Kubernetes, Etcd: v.Etcd, Crdlab: v.Crdlab, Written: time.Now()}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return daemon.WriteFileAtomic(filepath.Join(l.opts.DataDir, dataDirMeta), append(data, '\n'), 0o600)
+}
+
+// explainDataDirError says, when etcd could not start on a DataDir, that
+// the data is what it refused.
+func (l *Lab) explainDataDirError(err error) error {
+	if l.opts.DataDir == "" {
+		return err
+	}
+	cause := proc.LastError(l.dir.Log(multicall.Etcd))
+	if cause == "" {
+		return err
+	}
+	return fmt.Errorf("%w: etcd cannot use the data in %s: %s; it was left as it is (move it away, or start with another --data-dir); the etcd log is %s",
+		ErrDataDir, filepath.Join(l.opts.DataDir, "etcd"), cause, l.dir.Log(multicall.Etcd))
+}
