@@ -74,7 +74,12 @@ func (l *Lab) startAggregated(ctx context.Context) error {
 	l.mu.Lock()
 	l.aggregated, l.aggAddr = srv, srv.Addr()
 	l.mu.Unlock()
-	return aggregated.Register(ctx, l.client, srv, l.egress)
+	if err := aggregated.Register(ctx, l.client, srv, l.egress); err != nil {
+		return err
+	}
+	waitCtx, cancel := context.WithTimeout(ctx, l.opts.StartTimeout)
+	defer cancel()
+	return aggregated.WaitServed(waitCtx, l.config)
 }
 
 // stopAggregated stops the aggregated API server; its APIServices stay,

@@ -48,7 +48,7 @@ type Lab struct {
 	// controlPlane are etcd and kube-apiserver, adopted once envtest
 	// started them (see superviseControlPlane).
 	controlPlane []*proc.Child
-	kubelet    *kubelet.Kubelet
+	kubelet      *kubelet.Kubelet
 
 	mu        sync.Mutex
 	operators Operators // attached in-process operators, if any
@@ -145,9 +145,6 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 		}
 		return nil, l.explainStartError(err)
 	}
-	if err := l.superviseControlPlane(); err != nil {
-		return nil, err
-	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -165,6 +162,9 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 		return nil, fmt.Errorf("unable to create a client for %s: %w", cfg.Host, err)
 	}
 	if l.kubeconfig, err = kubeconfigFor(cfg); err != nil {
+		return nil, err
+	}
+	if err := l.superviseControlPlane(); err != nil {
 		return nil, err
 	}
 	if err := l.startWorkloadComponents(ctx); err != nil {

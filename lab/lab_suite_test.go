@@ -2,6 +2,7 @@ package lab_test
 
 import (
 	"context"
+	"net/http"
 	"slices"
 	"sync"
 	"testing"
@@ -9,8 +10,10 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/discovery"
 
 	"github.com/crdlab/crdlab/lab"
+	"github.com/crdlab/crdlab/lab/aggregated"
 	"github.com/crdlab/crdlab/lab/timeline"
 )
 
@@ -37,6 +40,14 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	DeferCleanup(func() {
 		Expect(shared.Stop()).To(Succeed())
 	})
+	// Ready means served: the aggregated groups answer through the
+	// aggregator at once, not after its informer catches up.
+	dc := discovery.NewDiscoveryClientForConfigOrDie(shared.RESTConfig())
+	for name, gv := range aggregated.APIServices {
+		var code int
+		dc.RESTClient().Get().AbsPath("/apis", gv.Group, gv.Version).Do(ctx).StatusCode(&code)
+		Expect(code).To(Equal(http.StatusOK), "%s right after Start", name)
+	}
 }, NodeTimeout(120e9))
 
 func nameOf(name string) types.NamespacedName { return types.NamespacedName{Name: name} }

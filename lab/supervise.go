@@ -9,6 +9,11 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	"github.com/crdlab/crdlab/lab/daemon"
 	"github.com/crdlab/crdlab/lab/internal/proc"
 	"github.com/crdlab/crdlab/lab/multicall"
@@ -41,6 +46,21 @@ func (l *Lab) superviseControlPlane() error {
 		Name:    multicall.KubeAPIServer,
 		Health:  cp.APIServer.SecureServing.URL("https", "/readyz").String(),
 		LogPath: l.dir.Log(multicall.KubeAPIServer),
+	}
+	// etcd is back for the lab once the apiserver reads from it again: its
+	// client reconnects with a back-off of its own (about a second).
+	etcd.Ready = func(ctx context.Context) error {
+		if !api.Status().Up {
+			return nil // it reconnects as it starts
+		}
+		ctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		var ns corev1.Namespace
+		err := l.client.Get(ctx, client.ObjectKey{Name: metav1.NamespaceDefault}, &ns)
+		if apierrors.IsNotFound(err) {
+			return nil // etcd answered, without the data it had (see checkEtcdData)
+		}
+		return err
 	}
 	marks := map[*proc.Child]string{
 		etcd: "--listen-client-urls=" + cp.Etcd.URL.String(),

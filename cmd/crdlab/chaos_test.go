@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -61,6 +62,7 @@ func TestChaos(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "data")
 	c.mustRun("up", "-d", "--data-dir", data)
 	w := newChaosWorkload(t, c)
+	defer w.close()
 	w.start()
 
 	faults := []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "crdlab"}
@@ -68,20 +70,18 @@ func TestChaos(t *testing.T) {
 	for round := 1; round <= rounds; round++ {
 		for _, fault := range faults {
 			w.waitWrites(20) // a steady state before each fault
-			var recovery time.Duration
+			var running, recovery time.Duration
 			if fault == "crdlab" {
-				recovery = c.killLab(t, w, data)
+				running, recovery = c.killLab(t, w, data)
 			} else {
-				recovery = c.killProcess(t, w, fault)
+				running, recovery = c.killProcess(t, w, fault)
 			}
 			if recovery > recoveryBound {
 				t.Errorf("%s: writes succeeded again %s after the kill, bound %s", fault, recovery, recoveryBound)
 			}
-			acked, found, extra := w.verify()
-			line := fmt.Sprintf("round %d  %-24s recovered in %6.2fs  acknowledged %d, found %d", round, fault, recovery.Seconds(), acked, found)
-			if extra > 0 {
-				line += fmt.Sprintf(" (+%d written without an answer)", extra)
-			}
+			acked, found, _ := w.verify(false)
+			line := fmt.Sprintf("round %d  %-24s running again %5.2fs, writes %5.2fs  acknowledged %d, found %d",
+				round, fault, running.Seconds(), recovery.Seconds(), acked, found)
 			report = append(report, line)
 			t.Log(line)
 			if found != acked {
@@ -90,6 +90,8 @@ func TestChaos(t *testing.T) {
 		}
 	}
 	w.stop()
+	acked, found, extra := w.verify(true)
+	report = append(report, fmt.Sprintf("end      %-24s %34s acknowledged %d, found %d (and %d written whose answer was lost)", "writer stopped", "", acked, found, extra))
 	fmt.Println("\nchaos: kill -9 of each process of a lab with --data-dir, under a steady writer")
 	for _, line := range report {
 		fmt.Println(line)
@@ -104,8 +106,9 @@ func TestChaos(t *testing.T) {
 
 // killProcess kills the lab's process name, checks that the lab says
 // degraded until it is back and running after, and returns how long after
-// the kill the writer's writes succeeded again.
-func (c *cli) killProcess(t *testing.T, w *chaosWorkload, name string) time.Duration {
+// the kill lab.json said running again, and the writer's writes succeeded
+// again.
+func (c *cli) killProcess(t *testing.T, w *chaosWorkload, name string) (running, writes time.Duration) {
 	t.Helper()
 	d := daemon.Dir(c.stateDir)
 	var victim daemon.Process
@@ -136,6 +139,7 @@ func (c *cli) killProcess(t *testing.T, w *chaosWorkload, name string) time.Dura
 			sawDegraded = true
 		}
 		if st.State == daemon.StateRunning && restartsIn(st.Health, name) == before+1 {
+			running = time.Since(killed)
 			break
 		}
 		if time.Now().After(deadline) {
@@ -146,17 +150,23 @@ func (c *cli) killProcess(t *testing.T, w *chaosWorkload, name string) time.Dura
 	if !sawDegraded {
 		t.Errorf("lab.json never said degraded after killing %s", name)
 	}
+	// Running means working: a write made now succeeds.
+	if took, err := w.probe(fmt.Sprintf("probe-%s-%d", name, before+1)); err != nil {
+		t.Errorf("a write right after lab.json said running again (%s killed): %v", name, err)
+	} else {
+		t.Logf("%s: lab.json said running again %s after the kill; a write right then took %s", name, running.Round(time.Millisecond), took.Round(time.Millisecond))
+	}
 	out := c.mustRun("status")
 	if want := fmt.Sprintf("%s up, restarts %d", name, before+1); !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
 		t.Errorf("status after %s restarted: want %q in\n%s", name, want, out)
 	}
-	return w.recoveredAfter(mark, killed)
+	return running, w.recoveredAfter(mark, killed)
 }
 
 // killLab kills the crdlab process itself, checks that nothing of it is
 // left, starts 'crdlab up -d' again on the same data dir and returns how
-// long after the kill writes succeeded again.
-func (c *cli) killLab(t *testing.T, w *chaosWorkload, data string) time.Duration {
+// long after the kill the new lab was ready, and writes succeeded again.
+func (c *cli) killLab(t *testing.T, w *chaosWorkload, data string) (running, writes time.Duration) {
 	t.Helper()
 	tree := c.labTree()
 	mark := w.mark()
@@ -166,8 +176,9 @@ func (c *cli) killLab(t *testing.T, w *chaosWorkload, data string) time.Duration
 	}
 	expectGone(t, tree, 5*time.Second)
 	c.mustRun("up", "-d", "--data-dir", data)
+	running = time.Since(killed)
 	w.reconnect() // a new lab: new certificates, a new port
-	return w.recoveredAfter(mark, killed)
+	return running, w.recoveredAfter(mark, killed)
 }
 
 func restartsOf(t *testing.T, d daemon.Dir, name string) int {
@@ -315,7 +326,11 @@ func (w *chaosWorkload) write(ctx context.Context) {
 		}}
 	}
 	key := gvr.Resource + "/" + name
+	began := time.Now()
 	_, err := cli.Resource(gvr).Namespace(w.ns).Create(ctx, obj, metav1.CreateOptions{})
+	if os.Getenv("CHAOS_DEBUG") != "" && time.Since(began) > 300*time.Millisecond {
+		w.t.Logf("%s %s took %s: %v", began.Format("15:04:05.000"), key, time.Since(began), err)
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	switch {
@@ -327,7 +342,26 @@ func (w *chaosWorkload) write(ctx context.Context) {
 		w.t.Errorf("the writer's %s is invalid: %v", key, err)
 	default:
 		w.unknown[key] = true // it may or may not have been stored
+		if os.Getenv("CHAOS_DEBUG") != "" {
+			w.t.Logf("%s %s: %v", time.Now().Format("15:04:05.000"), key, err)
+		}
 	}
+}
+
+// probe creates one ConfigMap, outside the writer's count, and says how
+// long the apiserver took to answer.
+func (w *chaosWorkload) probe(name string) (time.Duration, error) {
+	w.mu.Lock()
+	cli := w.client
+	w.mu.Unlock()
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": name},
+	}}
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := cli.Resource(configMaps).Namespace("default").Create(ctx, obj, metav1.CreateOptions{}) // not among the writer's
+	return time.Since(start), err
 }
 
 // mark returns how many writes were acknowledged so far.
@@ -363,18 +397,17 @@ func (w *chaosWorkload) recoveredAfter(mark int, since time.Time) time.Duration 
 	}
 }
 
-// verify lists both resources and compares: every acknowledged write must
-// be found; the watcher must hold exactly what the list holds. It returns
-// the acknowledged writes, how many of them were found, and how many
-// objects were found whose write had no answer.
-func (w *chaosWorkload) verify() (acked, found, extra int) {
+// verify lists both resources and compares: every write acknowledged
+// before the list must be in it, and the watcher must come to hold
+// everything the list holds (with final, once the writer stopped: exactly
+// that). It returns the writes acknowledged before the list, how many of
+// them were found, and how many listed objects were written without an
+// answer (refused connections or timeouts after the write was stored).
+func (w *chaosWorkload) verify(final bool) (acked, found, extra int) {
 	w.t.Helper()
 	w.mu.Lock()
 	cli, synced := w.client, w.synced
-	ackedKeys := make(map[string]bool, len(w.acked))
-	for k := range w.acked {
-		ackedKeys[k] = true
-	}
+	ackedKeys := maps.Clone(w.acked)
 	w.mu.Unlock()
 	if !synced() {
 		w.t.Fatal("the watcher never synced")
@@ -406,33 +439,35 @@ func (w *chaosWorkload) verify() (acked, found, extra int) {
 			w.t.Errorf("acknowledged write %s not found", k)
 		}
 	}
+	w.mu.Lock()
 	for k := range listed {
-		if !ackedKeys[k] {
+		if !w.acked[k] {
 			extra++
 		}
 	}
+	w.mu.Unlock()
 	// The watcher catches up with what the list saw, in a bounded time.
 	deadline := time.Now().Add(recoveryBound)
 	for {
 		w.mu.Lock()
-		var missing []string
+		var differ []string
 		for k := range listed {
 			if !w.watched[k] {
-				missing = append(missing, k)
+				differ = append(differ, "missing "+k)
 			}
 		}
 		for k, present := range w.watched {
-			if present && !listed[k] {
-				missing = append(missing, "(not listed) "+k)
+			if final && present && !listed[k] {
+				differ = append(differ, "not listed "+k)
 			}
 		}
 		w.mu.Unlock()
-		if len(missing) == 0 {
+		if len(differ) == 0 {
 			break
 		}
 		if time.Now().After(deadline) {
-			slices.Sort(missing)
-			w.t.Errorf("the watcher and the list differ on %d objects after %s: %v", len(missing), recoveryBound, missing[:min(5, len(missing))])
+			slices.Sort(differ)
+			w.t.Errorf("the watcher and the list differ on %d objects after %s: %v", len(differ), recoveryBound, differ[:min(5, len(differ))])
 			break
 		}
 		time.Sleep(10 * time.Millisecond) // polling the watcher's state
@@ -440,12 +475,65 @@ func (w *chaosWorkload) verify() (acked, found, extra int) {
 	return len(ackedKeys), found, extra
 }
 
+// stop stops the writer; close stops the watcher.
 func (w *chaosWorkload) stop() {
 	w.stopW()
 	w.wg.Wait()
+}
+
+// close stops the watcher.
+func (w *chaosWorkload) close() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.informer != nil {
 		w.informer()
 	}
+}
+
+// An ephemeral lab whose etcd comes back without its data (its data dir
+// removed under it) says so, and stays degraded: nothing brings the
+// objects back, and pretending otherwise would hide it.
+func TestEtcdDataLossIsReported(t *testing.T) {
+	c := newCLI(t)
+	c.mustRun("up", "-d", "--components", "none")
+	data := daemon.Dir(c.stateDir).Path("etcd-data")
+	if _, err := os.Stat(filepath.Join(data, "member")); err != nil {
+		t.Skipf("the lab's etcd does not run on %s (no etcd template?): %v", data, err)
+	}
+	if err := os.RemoveAll(filepath.Join(data, "member")); err != nil {
+		t.Fatal(err)
+	}
+	var etcd daemon.Process
+	for _, p := range c.labTree() {
+		if p.Name == "etcd" {
+			etcd = p
+		}
+	}
+	if err := syscall.Kill(etcd.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(recoveryBound)
+	for {
+		st, err := daemon.Dir(c.stateDir).Status()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if restartsIn(st.Health, "etcd") == 1 && len(st.Problems) > 0 {
+			if st.State != daemon.StateDegraded {
+				t.Errorf("state %q with problems %v, want degraded", st.State, st.Problems)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no problem reported %s after etcd came back empty: %+v", recoveryBound, st.Health)
+		}
+		time.Sleep(10 * time.Millisecond) // polling a file
+	}
+	out, _ := c.run("status")
+	for _, want := range []string{"degraded", "problem:", "etcd restarted without its data", "objects written before the crash are lost"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("status does not say %q:\n%s", want, out)
+		}
+	}
+	c.mustRun("down")
 }

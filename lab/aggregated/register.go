@@ -4,7 +4,11 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
+	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -12,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -99,6 +104,44 @@ func MarkReady(ctx context.Context, c client.Client, ready bool) error {
 	}
 	if err := c.Patch(ctx, slice, client.MergeFrom(base)); err != nil {
 		return fmt.Errorf("aggregated API server: endpointslice: %w", err)
+	}
+	return nil
+}
+
+// WaitServed waits until the kube-apiserver at cfg serves every group of
+// APIServices through its aggregator. An APIService turns Available in etcd
+// a moment before the aggregator's proxy learns it, through an informer of
+// its own; until then a request gets 503. A lab is ready only once a
+// 'kubectl top' would work.
+func WaitServed(ctx context.Context, cfg *rest.Config) error {
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return err
+	}
+	defer hc.CloseIdleConnections()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for _, gv := range APIServices {
+		url := strings.TrimSuffix(cfg.Host, "/") + "/apis/" + gv.Group + "/" + gv.Version
+		for {
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+			if err != nil {
+				return err
+			}
+			resp, err := hc.Do(req)
+			if err == nil {
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					break
+				}
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("aggregated API server: %s/%s not served through the aggregator: %w", gv.Group, gv.Version, context.Cause(ctx))
+			case <-tick.C:
+			}
+		}
 	}
 	return nil
 }

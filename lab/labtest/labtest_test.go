@@ -357,3 +357,72 @@ func checkDependencies(t *testing.T, dir string) {
 }
 
 var rbacRole = rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "made-by-a-spec"}}
+
+// childEnv marks a copy of this test binary run by TestFourTestBinariesAtOnce.
+const childEnv = "CRDLAB_LABTEST_CHILD"
+
+// Four test binaries, each starting a lab in its TestMain at the same
+// moment, as 'go test -p 4' of four packages would: no port clash, no race
+// on shared files, each its own cluster (envtest's #1363 and #1909).
+func TestFourTestBinariesAtOnce(t *testing.T) {
+	if os.Getenv(childEnv) != "" {
+		t.Skip("a child of TestFourTestBinariesAtOnce")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs := make([]bytes.Buffer, 4)
+	errs := make([]error, 4)
+	cmds := make([]*exec.Cmd, 4)
+	for i := range cmds {
+		cmds[i] = exec.Command(self, "-test.run=^TestChildIsAloneInItsLab$", "-test.v")
+		cmds[i].Env = append(os.Environ(), fmt.Sprintf("%s=%d", childEnv, i))
+		cmds[i].Stdout, cmds[i].Stderr = &outs[i], &outs[i]
+	}
+	for i, cmd := range cmds {
+		if errs[i] = cmd.Start(); errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+	}
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("test binary %d: %v\n%s", i, err, outs[i].String())
+		} else if !strings.Contains(outs[i].String(), "--- PASS: TestChildIsAloneInItsLab") {
+			t.Errorf("test binary %d did not run its test:\n%s", i, outs[i].String())
+		}
+	}
+}
+
+// TestChildIsAloneInItsLab runs in the children of
+// TestFourTestBinariesAtOnce: its namespace is the only child's namespace
+// its lab has, even after all four made theirs.
+func TestChildIsAloneInItsLab(t *testing.T) {
+	id := os.Getenv(childEnv)
+	if id == "" {
+		t.Skip("run by TestFourTestBinariesAtOnce")
+	}
+	c := ctx(t)
+	reset(t)
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "child-" + id, Labels: map[string]string{"crdlab-test": "child"}}}
+	if _, err := kube.CoreV1().Namespaces().Create(c, ns, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// The others started with this one and made theirs at about the same
+	// time; a shared cluster would show them within a few seconds.
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		list, err := kube.CoreV1().Namespaces().List(c, metav1.ListOptions{LabelSelector: "crdlab-test=child"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list.Items) != 1 || list.Items[0].Name != ns.Name {
+			var names []string
+			for _, n := range list.Items {
+				names = append(names, n.Name)
+			}
+			t.Fatalf("lab of child %s holds the namespaces of other children: %v", id, names)
+		}
+		time.Sleep(250 * time.Millisecond) // watching for what should never come
+	}
+}

@@ -35,6 +35,11 @@ type Child struct {
 	// healthy before it is killed and started again. Zero: 60 seconds.
 	RestartTimeout time.Duration
 
+	// Ready, if set, is also asked after the health endpoint answered: the
+	// child is up only once it returns nil (etcd: once the apiserver
+	// reaches it again).
+	Ready func(ctx context.Context) error
+
 	// OnChange, if set, is called when the child exits on its own and when
 	// it is healthy again after a restart, from the supervising goroutine.
 	OnChange func(Change)
@@ -174,7 +179,7 @@ func (c *Child) waitHealthy(ctx context.Context, timeout time.Duration) error {
 	for {
 		if resp, err := hc.Get(c.Health); err == nil {
 			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
+			if resp.StatusCode == http.StatusOK && (c.Ready == nil || c.Ready(ctx) == nil) {
 				c.mu.Lock()
 				c.up = true
 				c.mu.Unlock()
