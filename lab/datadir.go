@@ -51,7 +51,7 @@ func (l *Lab) checkDataDir() error {
 		return nil // a build without module versions (go run): nothing to compare
 	}
 	if minor(m.Kubernetes) != minor(v.Kubernetes) || minor(m.Etcd) != minor(v.Etcd) {
-		return fmt.Errorf("%w: %s holds the data of Kubernetes %s (etcd %s), written by crdlab %s; this crdlab runs Kubernetes %s (etcd %s) and does not start on it, which leaves it as it is: use the crdlab that wrote it, or another --data-dir",
+		return fmt.Errorf("%w: %s holds the data of Kubernetes %s (etcd %s), written by crdlab %s; this crdlab runs Kubernetes %s (etcd %s) and does not start on it; it was left as it is: use the crdlab that wrote it, or another --data-dir",
 			ErrDataDir, l.opts.DataDir, m.Kubernetes, m.Etcd, m.Crdlab, v.Kubernetes, v.Etcd)
 	}
 	return nil
