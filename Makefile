@@ -50,14 +50,15 @@ $(CONTROLLER_GEN):
 	mv bin/tools/controller-gen $@
 
 .PHONY: manifests
-manifests: $(CONTROLLER_GEN) ## Generate the operators' CRDs (fixtures/crds) and deepcopy code from their API types.
+manifests: $(CONTROLLER_GEN) ## Generate the operators' CRDs (fixtures/crds), webhook configurations (fixtures/webhooks) and deepcopy code from their API types.
 	$(CONTROLLER_GEN) object paths=./controllers/...
 	$(CONTROLLER_GEN) crd paths=./controllers/... output:crd:artifacts:config=fixtures/crds
+	$(CONTROLLER_GEN) webhook paths=./controllers/... output:webhook:artifacts:config=fixtures/webhooks
 
 .PHONY: verify-manifests
 verify-manifests: manifests ## Fail when generated files are stale.
-	@test -z "$$(git status --porcelain -- controllers fixtures/crds)" || { \
-		echo "generated files are stale; run make manifests and commit:"; git status --porcelain -- controllers fixtures/crds; exit 1; }
+	@test -z "$$(git status --porcelain -- controllers fixtures/crds fixtures/webhooks)" || { \
+		echo "generated files are stale; run make manifests and commit:"; git status --porcelain -- controllers fixtures/crds fixtures/webhooks; exit 1; }
 
 .PHONY: vet
 vet: ## Run go vet.

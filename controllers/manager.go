@@ -22,6 +22,7 @@ import (
 
 	"github.com/crdlab/crdlab/controllers/redis"
 	"github.com/crdlab/crdlab/controllers/webapp"
+	webappv1 "github.com/crdlab/crdlab/controllers/webapp/v1"
 	"github.com/crdlab/crdlab/lab/timeline"
 )
 
@@ -30,6 +31,7 @@ func Scheme() *runtime.Scheme {
 	s := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(s)
 	_ = webapp.AddToScheme(s)
+	_ = webappv1.AddToScheme(s)
 	_ = redis.AddToScheme(s)
 	return s
 }
@@ -75,6 +77,9 @@ type Options struct {
 	// Trace, if set, receives one RECONCILE event per reconcile pass: the
 	// object, the writes the pass made, how it ended and how long it took.
 	Trace timeline.Sink
+	// Webhooks, if set, also runs the WebApp's webhook server there (a
+	// component named webapp.WebhookName).
+	Webhooks *WebhookServing
 }
 
 // Operators are the sample operators running in this process. Each runs in
@@ -103,8 +108,8 @@ var ErrUnknownOperator = errors.New("no such operator")
 // is done, and returns once their caches have synced.
 func Start(ctx context.Context, cfg *rest.Config, opts Options) (*Operators, error) {
 	o := &Operators{cfg: cfg, opts: opts, ctx: ctx, running: map[string]*running{}}
-	for _, op := range operators {
-		if err := o.Start(op.name); err != nil {
+	for _, name := range o.Names() {
+		if err := o.Start(name); err != nil {
 			return nil, err
 		}
 	}
@@ -130,7 +135,7 @@ func (o *Operators) Running(name string) bool {
 // Stop stops the named operator, as if its Pod had gone: its watches end,
 // nothing reconciles its objects until Start.
 func (o *Operators) Stop(name string) error {
-	if _, err := find(name); err != nil {
+	if err := o.known(name); err != nil {
 		return err
 	}
 	o.mu.Lock()
@@ -149,14 +154,25 @@ func (o *Operators) Stop(name string) error {
 // its caches have synced: it then lists every object it watches and
 // reconciles each (level-triggered), catching up with what it missed.
 func (o *Operators) Start(name string) error {
-	op, err := find(name)
-	if err != nil {
+	if err := o.known(name); err != nil {
 		return err
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.running[name] != nil {
 		return nil
+	}
+	if name == webapp.WebhookName {
+		run, err := o.startWebhooks(o.ctx)
+		if err != nil {
+			return err
+		}
+		o.running[name] = run
+		return nil
+	}
+	op, err := find(name)
+	if err != nil {
+		return err
 	}
 	cfg := rest.CopyConfig(o.cfg)
 	cfg.UserAgent = op.name // the audit log names the operator
@@ -216,5 +232,20 @@ func find(name string) (operator, error) {
 	return operator{}, fmt.Errorf("%w %q (operators: %s)", ErrUnknownOperator, name, strings.Join(Names(), ", "))
 }
 
-// Names are the names of the operators as components of a lab (lab.Operators).
-func (o *Operators) Names() []string { return Names() }
+// Names are the names of the operators as components of a lab
+// (lab.Operators), and of the webhook server when it runs.
+func (o *Operators) Names() []string {
+	if o.opts.Webhooks == nil {
+		return Names()
+	}
+	return append(Names(), webapp.WebhookName)
+}
+
+func (o *Operators) known(name string) error {
+	for _, n := range o.Names() {
+		if n == name {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w %q (operators: %s)", ErrUnknownOperator, name, strings.Join(o.Names(), ", "))
+}

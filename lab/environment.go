@@ -162,6 +162,13 @@ func (l *Lab) environment() (*envtest.Environment, error) {
 		CRDs:                     l.opts.CRDs,
 		CRDDirectoryPaths:        l.opts.CRDDirectoryPaths,
 		ErrorIfCRDPathMissing:    true,
+		// Which CRDs get a conversion webhook: those whose kind has a hub
+		// and convertible spokes in the scheme (envtest's rule).
+		Scheme:                l.opts.Scheme,
+		WebhookInstallOptions: l.opts.WebhookInstallOptions,
+	}
+	if env.WebhookInstallOptions.LocalServingHost == "" {
+		env.WebhookInstallOptions.LocalServingHost = "127.0.0.1"
 	}
 	if self || l.opts.BinaryAssetsDirectory != "" {
 		// Explicit paths: KUBEBUILDER_ASSETS must not override the choice.

@@ -167,6 +167,11 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 	if err := l.superviseControlPlane(); err != nil {
 		return nil, err
 	}
+	for _, obj := range opts.Objects {
+		if err := l.client.Patch(ctx, obj, client.Apply, client.FieldOwner("crdlab"), client.ForceOwnership); err != nil {
+			return nil, fmt.Errorf("unable to apply %s %s: %w", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), err)
+		}
+	}
 	if err := l.startWorkloadComponents(ctx); err != nil {
 		return nil, err
 	}
@@ -324,4 +329,12 @@ func checkPortFree(port int) error {
 		return fmt.Errorf("%w: unable to listen on %s for kube-apiserver: %w", ErrPortInUse, addr, err)
 	}
 	return ln.Close()
+}
+
+// WebhookInstallOptions returns Options.WebhookInstallOptions as the lab
+// completed them: where to serve the webhooks (LocalServingHost,
+// LocalServingPort) and the serving certificate's folder
+// (LocalServingCertDir, tls.crt and tls.key).
+func (l *Lab) WebhookInstallOptions() envtest.WebhookInstallOptions {
+	return l.env.WebhookInstallOptions
 }

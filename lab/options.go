@@ -8,6 +8,8 @@ import (
 	"github.com/go-logr/logr"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
 // Options configures a lab. The zero value works: an ephemeral control plane
@@ -70,6 +72,22 @@ type Options struct {
 	// CRDDirectoryPaths are folders (or files) of CRD manifests to install
 	// like CRDs; a path that does not exist is an error.
 	CRDDirectoryPaths []string
+
+	// Objects are applied (server-side, field manager crdlab) once the CRDs
+	// are installed, before Start returns: part of the state Reset returns
+	// to (admission policies, for example).
+	Objects []client.Object
+
+	// WebhookInstallOptions installs admission webhook configurations and
+	// sets up CRD conversion webhooks as envtest does: the lab makes a
+	// serving CA and certificate for 127.0.0.1 (in LocalServingCertDir),
+	// chooses a port (LocalServingPort), and installs the configurations
+	// with their clientConfig rewritten to https://127.0.0.1:PORT/path and
+	// the CA bundle set; a CRD whose kind is convertible in Scheme gets a
+	// conversion webhook at /convert. Serve them there (controller-runtime's
+	// webhook server, with Lab.WebhookInstallOptions's host, port and cert
+	// dir).
+	WebhookInstallOptions envtest.WebhookInstallOptions
 
 	// StartTimeout bounds the start of each component. Zero: 60 seconds.
 	StartTimeout time.Duration

@@ -20,6 +20,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	webappv1 "github.com/crdlab/crdlab/controllers/webapp/v1"
 )
 
 // Name is the operator's name: its field manager, event source and
@@ -43,11 +45,14 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
+// Reconcile reads and writes v1, the storage version, which the apiserver
+// serves without calling the conversion webhook.
+//
 // Reconcile makes the WebApp's Deployment and Service match its spec and
 // records what they report in its status. It is level-triggered: it looks
 // at the whole state each time, whatever woke it.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	app := &WebApp{}
+	app := &webappv1.WebApp{}
 	if err := r.Client.Get(ctx, req.NamespacedName, app); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err) // deleted: owner references let the GC clean up
 	}
@@ -63,7 +68,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		// defaulted: replacing the whole container would differ from the
 		// stored one on every pass, and the operator would write forever.
 		c := container(&deploy.Spec.Template.Spec, "web")
-		c.Image = app.Spec.Image
+		c.Image = app.Spec.Container.Image
 		c.Ports = []corev1.ContainerPort{{Name: "http", ContainerPort: port(app), Protocol: corev1.ProtocolTCP}}
 		return controllerutil.SetControllerReference(app, deploy, r.Client.Scheme())
 	})
@@ -117,15 +122,15 @@ func container(pod *corev1.PodSpec, name string) *corev1.Container {
 	return &pod.Containers[len(pod.Containers)-1]
 }
 
-func port(app *WebApp) int32 {
-	if app.Spec.Port == 0 {
+func port(app *webappv1.WebApp) int32 {
+	if app.Spec.Container.Port == 0 {
 		return 80
 	}
-	return app.Spec.Port
+	return app.Spec.Container.Port
 }
 
 // record emits an event when the operator created or changed an object.
-func (r *Reconciler) record(app *WebApp, op controllerutil.OperationResult, kind, name string) {
+func (r *Reconciler) record(app *webappv1.WebApp, op controllerutil.OperationResult, kind, name string) {
 	if r.Recorder == nil || op == controllerutil.OperationResultNone {
 		return
 	}
@@ -149,7 +154,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 func (r *Reconciler) SetupWithManagerAs(mgr ctrl.Manager, rec reconcile.Reconciler, preds ...predicate.Predicate) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(Name).
-		For(&WebApp{}, builder.WithPredicates(preds...)).
+		For(&webappv1.WebApp{}, builder.WithPredicates(preds...)).
 		Owns(&appsv1.Deployment{}, builder.WithPredicates(preds...)).
 		Owns(&corev1.Service{}, builder.WithPredicates(preds...)).
 		// Passes for different WebApps are independent; a single worker

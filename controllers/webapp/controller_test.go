@@ -6,6 +6,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -14,6 +15,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	webappv1 "github.com/crdlab/crdlab/controllers/webapp/v1"
 )
 
 func newScheme(t *testing.T) *runtime.Scheme {
@@ -24,8 +27,13 @@ func newScheme(t *testing.T) *runtime.Scheme {
 	if err := AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
+	if err := webappv1.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
 	return s
 }
+
+func nginx(port int32) webappv1.Container { return webappv1.Container{Image: "nginx", Port: port} }
 
 func reconcileOnce(t *testing.T, c client.Client, name string) {
 	t.Helper()
@@ -39,23 +47,23 @@ func reconcileOnce(t *testing.T, c client.Client, name string) {
 func TestReconcileDecisions(t *testing.T) {
 	for _, tc := range []struct {
 		name          string
-		spec          WebAppSpec
+		spec          webappv1.WebAppSpec
 		deployStatus  *appsv1.DeploymentStatus // the Deployment as the cluster reports it, if it exists
 		wantReplicas  int32
 		wantPort      int32
 		wantAvailable metav1.ConditionStatus
 	}{
-		{"new app: defaults, not available yet", WebAppSpec{Image: "nginx"}, nil, 1, 80, metav1.ConditionFalse},
-		{"new app: its own replicas and port", WebAppSpec{Image: "nginx", Replicas: ptr.To(int32(3)), Port: 8080}, nil, 3, 8080, metav1.ConditionFalse},
-		{"all replicas available", WebAppSpec{Image: "nginx", Replicas: ptr.To(int32(2))},
+		{"new app: defaults, not available yet", webappv1.WebAppSpec{Container: nginx(0)}, nil, 1, 80, metav1.ConditionFalse},
+		{"new app: its own replicas and port", webappv1.WebAppSpec{Container: nginx(8080), Replicas: ptr.To(int32(3))}, nil, 3, 8080, metav1.ConditionFalse},
+		{"all replicas available", webappv1.WebAppSpec{Container: nginx(0), Replicas: ptr.To(int32(2))},
 			&appsv1.DeploymentStatus{AvailableReplicas: 2, UpdatedReplicas: 2}, 2, 80, metav1.ConditionTrue},
-		{"some replicas missing", WebAppSpec{Image: "nginx", Replicas: ptr.To(int32(2))},
+		{"some replicas missing", webappv1.WebAppSpec{Container: nginx(0), Replicas: ptr.To(int32(2))},
 			&appsv1.DeploymentStatus{AvailableReplicas: 1, UpdatedReplicas: 2}, 2, 80, metav1.ConditionFalse},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newScheme(t)
-			app := &WebApp{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "default", UID: "u1", Generation: 1}, Spec: tc.spec}
-			b := fake.NewClientBuilder().WithScheme(s).WithStatusSubresource(&WebApp{}, &appsv1.Deployment{}).WithObjects(app)
+			app := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "default", UID: "u1", Generation: 1}, Spec: tc.spec}
+			b := fake.NewClientBuilder().WithScheme(s).WithStatusSubresource(&webappv1.WebApp{}, &appsv1.Deployment{}).WithObjects(app)
 			if tc.deployStatus != nil {
 				b = b.WithObjects(&appsv1.Deployment{
 					ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "default"},
@@ -85,7 +93,7 @@ func TestReconcileDecisions(t *testing.T) {
 			if svc.Spec.Ports[0].Port != tc.wantPort || !metav1.IsControlledBy(&svc, app) {
 				t.Errorf("service port %d owners %v; want port %d, controlled by the WebApp", svc.Spec.Ports[0].Port, svc.OwnerReferences, tc.wantPort)
 			}
-			var got WebApp
+			var got webappv1.WebApp
 			if err := c.Get(context.Background(), client.ObjectKeyFromObject(app), &got); err != nil {
 				t.Fatal(err)
 			}
@@ -107,5 +115,28 @@ func TestReconcileOfADeletedWebAppDoesNothing(t *testing.T) {
 	var list appsv1.DeploymentList
 	if err := c.List(context.Background(), &list); err != nil || len(list.Items) != 0 {
 		t.Errorf("deployments = %v (err %v), want none", list.Items, err)
+	}
+}
+
+// Conversion loses nothing, either way.
+func TestConversionRoundTrips(t *testing.T) {
+	alpha := &WebApp{
+		ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "default", Labels: map[string]string{"a": "b"}},
+		Spec:       WebAppSpec{Image: "nginx:1.27", Replicas: ptr.To(int32(2)), Port: 8080},
+		Status:     WebAppStatus{ObservedGeneration: 3, AvailableReplicas: 2},
+	}
+	var hub webappv1.WebApp
+	if err := alpha.ConvertTo(&hub); err != nil {
+		t.Fatal(err)
+	}
+	if hub.Spec.Container.Image != "nginx:1.27" || hub.Spec.Container.Port != 8080 || *hub.Spec.Replicas != 2 || hub.Status.AvailableReplicas != 2 || hub.Labels["a"] != "b" {
+		t.Errorf("v1alpha1 → v1: %+v", hub)
+	}
+	var back WebApp
+	if err := back.ConvertFrom(&hub); err != nil {
+		t.Fatal(err)
+	}
+	if !equality.Semantic.DeepEqual(back.Spec, alpha.Spec) || !equality.Semantic.DeepEqual(back.Status, alpha.Status) || !equality.Semantic.DeepEqual(back.ObjectMeta, alpha.ObjectMeta) {
+		t.Errorf("v1alpha1 → v1 → v1alpha1: %+v, want %+v", back, alpha)
 	}
 }

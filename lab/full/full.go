@@ -75,6 +75,19 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 			return nil, err
 		}
 		o.CRDs = append(crds, o.CRDs...)
+		mutating, validating, err := fixtures.Webhooks()
+		if err != nil {
+			return nil, err
+		}
+		o.WebhookInstallOptions.MutatingWebhooks = append(mutating, o.WebhookInstallOptions.MutatingWebhooks...)
+		o.WebhookInstallOptions.ValidatingWebhooks = append(validating, o.WebhookInstallOptions.ValidatingWebhooks...)
+		policies, err := fixtures.Policies()
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range policies {
+			o.Objects = append(o.Objects, p)
+		}
 	}
 	var err error
 	if l.Lab, err = lab.Start(ctx, o); err != nil {
@@ -85,12 +98,17 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 	}
 	opCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	l.stopOps = cancel
-	l.Operators, err = controllers.Start(opCtx, l.RESTConfig(), controllers.Options{Logger: o.Logger, Trace: sink})
+	wh := l.WebhookInstallOptions()
+	l.Operators, err = controllers.Start(opCtx, l.RESTConfig(), controllers.Options{
+		Logger: o.Logger, Trace: sink,
+		Webhooks: &controllers.WebhookServing{Host: wh.LocalServingHost, Port: wh.LocalServingPort, CertDir: wh.LocalServingCertDir},
+	})
 	if err != nil {
 		return nil, err
 	}
 	l.AttachOperators(l.Operators)
-	o.Progress("sample operators running: " + strings.Join(controllers.Names(), ", "))
+	o.Progress("sample operators running: " + strings.Join(controllers.Names(), ", ") +
+		fmt.Sprintf("; the WebApp's webhooks served on https://%s:%d", wh.LocalServingHost, wh.LocalServingPort))
 	return l, nil
 }
 
