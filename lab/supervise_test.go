@@ -13,6 +13,7 @@ import (
 
 	"github.com/crdlab/crdlab/lab"
 	"github.com/crdlab/crdlab/lab/daemon"
+	"github.com/crdlab/crdlab/lab/timeline"
 )
 
 // Every process of a lab is supervised: killed as a crash would (SIGKILL),
@@ -68,9 +69,16 @@ var _ = Describe("supervision", Ordered, func() {
 			GinkgoWriter.Printf("%s: up again %s after the kill\n", name, time.Since(killed).Round(time.Millisecond))
 
 			// What the lab said meanwhile: degraded with the process down,
-			// then running; and both on the timeline.
-			healths, events := seen.since(healthMark, eventMark)
-			Expect(healths).To(HaveLen(2))
+			// then running; and both on the timeline. The callbacks of the
+			// restart come just after Health says up.
+			var (
+				healths []lab.Health
+				events  []timeline.Event
+			)
+			Eventually(func(g Gomega) {
+				healths, events = seen.since(healthMark, eventMark)
+				g.Expect(healths).To(HaveLen(2))
+			}).WithContext(ctx).WithTimeout(10 * time.Second).WithPolling(10 * time.Millisecond).Should(Succeed())
 			Expect(healths[0].State).To(Equal(daemon.StateDegraded))
 			Expect(processHealth(healths[0], name).Up).To(BeFalse())
 			Expect(processHealth(healths[0], name).DownSince).NotTo(BeZero())
