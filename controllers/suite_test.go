@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/crdlab/crdlab/controllers"
 	"github.com/crdlab/crdlab/lab"
 	"github.com/crdlab/crdlab/lab/full"
 	"github.com/crdlab/crdlab/lab/timeline"
@@ -50,7 +51,7 @@ func (l *traceLog) For(ns, name string) []timeline.Event {
 	defer l.mu.Unlock()
 	var out []timeline.Event
 	for _, e := range l.events {
-		if e.Namespace == ns && e.Name == name {
+		if e.Namespace == ns && e.Name == name && e.Verb == controllers.Reconcile { // not the webhooks' calls
 			out = append(out, e)
 		}
 	}

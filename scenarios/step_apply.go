@@ -17,7 +17,7 @@ import (
 // deleted when it ends.
 type applyOp struct{ *Apply }
 
-func (a applyOp) run(ctx context.Context, r *runner, _ time.Duration) (string, error) {
+func (a applyOp) run(ctx context.Context, r *runner, timeout time.Duration) (string, error) {
 	objs, err := r.objects(a.Apply)
 	if err != nil {
 		return "", err
@@ -37,6 +37,18 @@ func (a applyOp) run(ctx context.Context, r *runner, _ time.Duration) (string, e
 			// delete when it ends (a CRD of the lab, with its objects).
 			_, gerr := ri.Get(ctx, o.GetName(), metav1.GetOptions{})
 			existed = gerr == nil
+			got, err = ri.Apply(ctx, o.GetName(), o, metav1.ApplyOptions{FieldManager: FieldManager, Force: true})
+		}
+		// A webhook the apiserver could not call, right after a webhook
+		// server started or a webhook configuration changed (which the
+		// apiserver learns through an informer): tried again until the
+		// step's timeout.
+		for deadline := time.Now().Add(timeout); err != nil && o.GetName() != "" && webhookUnreachable(err) && time.Now().Before(deadline); {
+			select {
+			case <-ctx.Done():
+				return "", ctx.Err()
+			case <-time.After(100 * time.Millisecond):
+			}
 			got, err = ri.Apply(ctx, o.GetName(), o, metav1.ApplyOptions{FieldManager: FieldManager, Force: true})
 		}
 		if err != nil {
@@ -68,4 +80,11 @@ func (r *runner) objects(a *Apply) ([]*unstructured.Unstructured, error) {
 		r.expand(o.Object)
 	}
 	return objs, err
+}
+
+// webhookUnreachable reports whether err is the apiserver failing to call
+// an admission or conversion webhook.
+func webhookUnreachable(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "failed calling webhook") || strings.Contains(msg, "conversion webhook")
 }

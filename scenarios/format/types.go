@@ -116,7 +116,7 @@ type ExpectError struct {
 
 // LabAction acts on the lab: exactly one field is set.
 type LabAction struct {
-	StopController  string `json:"stopController,omitempty" yaml:"stopController,omitempty" doc:"Stop a controller: controller-manager, scheduler, aggregated-api (the lab's aggregated API server), or an operator running in crdlab (webapp-operator, redis-operator, redis-backup-operator)."`
+	StopController  string `json:"stopController,omitempty" yaml:"stopController,omitempty" doc:"Stop a controller: controller-manager, scheduler, aggregated-api (the lab's aggregated API server), or an operator running in crdlab (webapp-operator, redis-operator, redis-backup-operator), or the WebApp's webhook server (webapp-webhooks)."`
 	StartController string `json:"startController,omitempty" yaml:"startController,omitempty" doc:"Start a stopped controller again."`
 	StopNode        string `json:"stopNode,omitempty" yaml:"stopNode,omitempty" doc:"Stop a simulated node, as if its machine died (lab-node-1, lab-node-2, lab-node-3)."`
 	StartNode       string `json:"startNode,omitempty" yaml:"startNode,omitempty" doc:"Start a stopped simulated node."`
