@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/crdlab/crdlab/lab/daemon"
+	"github.com/crdlab/crdlab/scenarios"
 )
 
 const crdYAML = `apiVersion: apiextensions.k8s.io/v1
@@ -152,13 +153,51 @@ func TestUpDetachedServesKubectlAndDownStopsAll(t *testing.T) {
 		t.Errorf("the lab summary:\n%s", out)
 	}
 
+	// One WebApp, read in both versions through the conversion webhook;
+	// the defaulting webhook's label; the validating webhook's refusal.
+	c.kubectl(`apiVersion: samples.crdlab.dev/v1alpha1
+kind: WebApp
+metadata: {name: acc}
+spec: {image: "nginx:1.27", port: 7070}
+`, "apply", "-f", "-")
+	alpha := c.kubectl("", "get", "webapps.v1alpha1.samples.crdlab.dev", "-o", `jsonpath={range .items[*]}{.metadata.name} {.apiVersion} {.spec.port}{"\n"}{end}`)
+	v1 := c.kubectl("", "get", "webapps.v1.samples.crdlab.dev", "-o", `jsonpath={range .items[*]}{.metadata.name} {.apiVersion} {.spec.container.port} {.metadata.labels.app\.kubernetes\.io/name}{"\n"}{end}`)
+	if !strings.Contains(alpha, "acc samples.crdlab.dev/v1alpha1 7070") || !strings.Contains(v1, "acc samples.crdlab.dev/v1 7070 acc") {
+		t.Errorf("the WebApp in both versions:\nv1alpha1: %s\nv1: %s", alpha, v1)
+	}
+	refused := c.kubectlFails("create", "-f", writeTemp(t, `apiVersion: samples.crdlab.dev/v1
+kind: WebApp
+metadata: {name: acc2}
+spec: {container: {image: nginx, port: 7070}}
+`))
+	if !strings.Contains(refused, `7070 is already used by webapp/acc in namespace default`) {
+		t.Errorf("a WebApp on a taken port:\n%s", refused)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		tl, _ := os.ReadFile(filepath.Join(c.stateDir, "logs", "timeline.log"))
+		if strings.Contains(string(tl), "CONVERT  webapp/acc  v1 → v1alpha1") && strings.Contains(string(tl), "DENIED  webapp/acc2") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("the timeline lacks the conversion of webapp/acc or the refusal of acc2:\n%s", tl)
+			break
+		}
+		time.Sleep(50 * time.Millisecond) // polling a file the lab writes
+	}
+	c.kubectl("", "delete", "webapp", "acc")
+
 	// Every built-in scenario passes against 'crdlab up -d', and so does a
 	// user's own file.
-	if out, code := c.run("scenario", "run", "--all"); code != 0 || strings.Count(out, "\nPASS ") != 13 {
-		t.Errorf("scenario run --all: exit %d, want 13 PASS:\n%s", code, out)
+	builtin, err := scenarios.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, code := c.run("scenario", "run", "--all"); code != 0 || strings.Count(out, "\nPASS ") != len(builtin) {
+		t.Errorf("scenario run --all: exit %d, want %d PASS:\n%s", code, len(builtin), out)
 	} else if !strings.Contains(out, "running against the lab of 'crdlab up'") {
 		t.Errorf("scenario run --all did not use the running lab:\n%s", out)
-	} else if !strings.Contains(out, "RECONCILE  webapp/shop") || !strings.Contains(out, "LIST    nodemetrics/*") {
+	} else if !strings.Contains(out, "RECONCILE  webapp/shop") || !strings.Contains(out, "LIST    nodemetrics/*") ||
+		!strings.Contains(out, "CONVERT  webapp/shop") || !strings.Contains(out, "DENIED  webapp/cart") {
 		t.Errorf("scenario run --all against 'crdlab up' lacks the lab's reconcile passes or aggregated-API requests:\n%s", out)
 	}
 	if out, code := c.run("scenario", "run", "../../docs/scenarios/configmap-env.yaml"); code != 0 {
@@ -491,4 +530,14 @@ func TestFourLabsAtOnce(t *testing.T) {
 		}
 		expectGone(t, tree, 0)
 	}
+}
+
+// writeTemp writes content to a temporary file and returns its path.
+func writeTemp(t *testing.T, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "object.yaml")
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
