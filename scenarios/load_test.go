@@ -21,8 +21,9 @@ func TestBuiltinScenariosLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"delete-pod", "scale", "invalid-cr", "crd-missing", "cascade-delete", "namespace-delete",
-		"node-failure", "controller-down", "operator-scale", "finalizer", "backup", "aggregated-api", "autoscale"}
+	want := []string{"delete-pod", "scale", "invalid-cr", "crd-missing", "crd-versions", "webhook", "admission-policy",
+		"cascade-delete", "namespace-delete", "node-failure", "controller-down", "operator-scale", "finalizer",
+		"backup", "aggregated-api", "autoscale"}
 	if got := Names(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("built-in scenarios %v, want %v", got, want)
 	}
