@@ -101,7 +101,7 @@ fuzz: ## Fuzz the scenario loader and crd migrate's converter for 3 minutes each
 
 .PHONY: chaos
 chaos: ## Fault injection: kill -9 each process of a lab on --data-dir under a steady writer, ROUNDS times (default 3); prints recovery times and writes acknowledged/found.
-	CRDLAB_CHAOS_ROUNDS=$(or $(ROUNDS),3) $(GO) test -vet=off -count=1 -run '^TestChaos$$' -timeout 30m ./cmd/crdlab/
+	CRDLAB_CHAOS_ROUNDS=$(or $(ROUNDS),3) $(GO) test -vet=off -count=1 -v -run '^TestChaos$$' -timeout 30m ./cmd/crdlab/
 
 .PHONY: standalone
 standalone: ## Build standalone etcd and kube-apiserver into bin/standalone: the benchmarks' reference, what plain envtest runs.

@@ -10,7 +10,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/types"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/client-go/discovery"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/crdlab/crdlab/lab"
 	"github.com/crdlab/crdlab/lab/aggregated"
@@ -35,6 +37,10 @@ var _ = BeforeSuite(func(ctx context.Context) {
 		Logger:   GinkgoLogr,
 		OnHealth: seen.health,
 		Requests: timeline.SinkFunc(seen.event),
+		// A webhook of the suite's own, served by a spec (webhook_test.go).
+		WebhookInstallOptions: envtest.WebhookInstallOptions{
+			ValidatingWebhooks: []*admissionregistrationv1.ValidatingWebhookConfiguration{testWebhook()},
+		},
 	})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() {

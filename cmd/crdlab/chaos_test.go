@@ -151,7 +151,7 @@ func (c *cli) killProcess(t *testing.T, w *chaosWorkload, name string) (running,
 		t.Errorf("lab.json never said degraded after killing %s", name)
 	}
 	// Running means working: a write made now succeeds.
-	if took, err := w.probe(fmt.Sprintf("probe-%s-%d", name, before+1)); err != nil {
+	if took, err := w.probe(name); err != nil {
 		t.Errorf("a write right after lab.json said running again (%s killed): %v", name, err)
 	} else {
 		t.Logf("%s: lab.json said running again %s after the kill; a write right then took %s", name, running.Round(time.Millisecond), took.Round(time.Millisecond))
@@ -216,6 +216,7 @@ type chaosWorkload struct {
 	informer context.CancelFunc
 	synced   func() bool
 	n        int
+	probes   int
 }
 
 func newChaosWorkload(t *testing.T, c *cli) *chaosWorkload {
@@ -350,9 +351,11 @@ func (w *chaosWorkload) write(ctx context.Context) {
 
 // probe creates one ConfigMap, outside the writer's count, and says how
 // long the apiserver took to answer.
-func (w *chaosWorkload) probe(name string) (time.Duration, error) {
+func (w *chaosWorkload) probe(fault string) (time.Duration, error) {
 	w.mu.Lock()
 	cli := w.client
+	w.probes++
+	name := fmt.Sprintf("probe-%s-%d", fault, w.probes)
 	w.mu.Unlock()
 	obj := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": name},
