@@ -47,7 +47,7 @@ type Step struct {
 	Timeout *Duration `json:"timeout,omitempty" yaml:"timeout,omitempty" doc:"How long expect (or expectError, for the write to be refused) may take. Default: spec.timeout."`
 
 	Narrate     string       `json:"narrate,omitempty" yaml:"narrate,omitempty" doc:"Text shown to the user: the scenario's explanation of what comes next." action:"true"`
-	Apply       *Apply       `json:"apply,omitempty" yaml:"apply,omitempty" doc:"Create or update objects (server-side apply)." action:"true"`
+	Apply       *Apply       `json:"apply,omitempty" yaml:"apply,omitempty" doc:"Create or update objects (server-side apply). A write the apiserver refuses because it could not call a webhook is tried again until the step's timeout: it learns of a webhook server started or a webhook configuration changed a moment later." action:"true"`
 	Delete      *Delete      `json:"delete,omitempty" yaml:"delete,omitempty" doc:"Delete objects, by name or label selector." action:"true"`
 	Patch       *Patch       `json:"patch,omitempty" yaml:"patch,omitempty" doc:"Patch an object." action:"true"`
 	Scale       *Scale       `json:"scale,omitempty" yaml:"scale,omitempty" doc:"Set the replicas of an object through its scale subresource (kubectl scale)." action:"true"`
