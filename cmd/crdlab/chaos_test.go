@@ -111,15 +111,7 @@ func TestChaos(t *testing.T) {
 func (c *cli) killProcess(t *testing.T, w *chaosWorkload, name string) (running, writes time.Duration) {
 	t.Helper()
 	d := daemon.Dir(c.stateDir)
-	var victim daemon.Process
-	for _, p := range c.labTree() {
-		if p.Name == name {
-			victim = p
-		}
-	}
-	if victim.PID == 0 {
-		t.Fatalf("no %s in the lab's processes %v", name, c.labTree())
-	}
+	victim := c.labProcess(name)
 	before := restartsOf(t, d, name)
 	mark := w.mark()
 	killed := time.Now()
@@ -179,6 +171,19 @@ func (c *cli) killLab(t *testing.T, w *chaosWorkload, data string) (running, wri
 	running = time.Since(killed)
 	w.reconnect() // a new lab: new certificates, a new port
 	return running, w.recoveredAfter(mark, killed)
+}
+
+// labProcess returns the running lab's process called name.
+func (c *cli) labProcess(name string) daemon.Process {
+	c.t.Helper()
+	tree := c.labTree()
+	for _, p := range tree {
+		if p.Name == name {
+			return p
+		}
+	}
+	c.t.Fatalf("no %s in the lab's processes %v", name, tree)
+	return daemon.Process{}
 }
 
 func restartsOf(t *testing.T, d daemon.Dir, name string) int {
@@ -506,13 +511,7 @@ func TestEtcdDataLossIsReported(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(data, "member")); err != nil {
 		t.Fatal(err)
 	}
-	var etcd daemon.Process
-	for _, p := range c.labTree() {
-		if p.Name == "etcd" {
-			etcd = p
-		}
-	}
-	if err := syscall.Kill(etcd.PID, syscall.SIGKILL); err != nil {
+	if err := syscall.Kill(c.labProcess("etcd").PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(recoveryBound)

@@ -139,7 +139,7 @@ func Up(ctx context.Context, d daemon.Dir, opts Options) (_ *Lab, retErr error) 
 		l := up
 		upMu.Unlock()
 		if l != nil {
-			l.updateHealth(h)
+			l.updateHealth()
 		}
 		if onHealth != nil {
 			onHealth(h)
@@ -183,10 +183,11 @@ func Up(ctx context.Context, d daemon.Dir, opts Options) (_ *Lab, retErr error) 
 	return l, nil
 }
 
-// updateHealth rewrites the state dir's status with h, so that 'crdlab
-// status' says degraded while a process is down. Updates are serialized,
-// and each writes the health as it is now, so the last one wins.
-func (l *Lab) updateHealth(lab.Health) {
+// updateHealth rewrites the state dir's status with the lab's health now,
+// so that 'crdlab status' says degraded while a process is down. Updates
+// are serialized, and each reads the health when it writes, so the last
+// one wins.
+func (l *Lab) updateHealth() {
 	l.statusMu.Lock()
 	defer l.statusMu.Unlock()
 	if l.status == nil {
