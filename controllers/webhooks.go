@@ -3,16 +3,12 @@ package controllers
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"time"
 
-	admissionv1 "k8s.io/api/admission/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -143,96 +139,5 @@ func (c *capture) Write(p []byte) (int, error) {
 
 // events turns a webhook call into timeline events.
 func (h *tracedHook) events(req, resp []byte) []timeline.Event {
-	var kind struct{ Kind string }
-	_ = json.Unmarshal(req, &kind)
-	switch kind.Kind {
-	case "AdmissionReview":
-		return h.admission(req, resp)
-	case "ConversionReview":
-		return h.conversion(req, resp)
-	}
-	return nil
-}
-
-func (h *tracedHook) admission(req, resp []byte) []timeline.Event {
-	var in, out admissionv1.AdmissionReview
-	if json.Unmarshal(req, &in) != nil || in.Request == nil {
-		return nil
-	}
-	_ = json.Unmarshal(resp, &out)
-	r := in.Request
-	e := timeline.Event{
-		Actor: webapp.WebhookName, Kind: r.Kind.Kind, Namespace: r.Namespace, Name: r.Name,
-	}
-	if e.Name == "" {
-		var obj unstructured.Unstructured
-		if json.Unmarshal(r.Object.Raw, &obj.Object) == nil {
-			e.Name = obj.GetName()
-			if e.Name == "" {
-				e.Name = obj.GetGenerateName() + "*"
-			}
-		}
-	}
-	what := "validate"
-	if strings.HasPrefix(h.path, "/mutate") {
-		what = "default"
-	}
-	who := timeline.RequestActor(r.UserInfo.Username, "")
-	if who == "?" {
-		who = r.UserInfo.Username
-	}
-	detail := fmt.Sprintf("%s %s of %s, asked by %s: ", what, strings.ToLower(string(r.Operation)), r.Kind.Version, who)
-	switch res := out.Response; {
-	case res == nil:
-		e.Verb, detail = "WEBHOOK", detail+"no answer"
-	case res.Allowed:
-		e.Verb = "ALLOWED"
-		detail += "allowed"
-		if len(res.Patch) > 0 {
-			detail += ", patch " + string(res.Patch)
-		}
-	default:
-		e.Verb = "DENIED"
-		msg := ""
-		if res.Result != nil {
-			msg = res.Result.Message
-		}
-		detail += "denied: " + msg
-	}
-	e.Detail = detail
-	return []timeline.Event{e}
-}
-
-func (h *tracedHook) conversion(req, resp []byte) []timeline.Event {
-	var in apiextensionsv1.ConversionReview
-	if json.Unmarshal(req, &in) != nil || in.Request == nil {
-		return nil
-	}
-	var out apiextensionsv1.ConversionReview
-	_ = json.Unmarshal(resp, &out)
-	failed := ""
-	if out.Response != nil && out.Response.Result.Status == "Failure" {
-		failed = ": failed: " + out.Response.Result.Message
-	}
-	var events []timeline.Event
-	for _, raw := range in.Request.Objects {
-		var obj unstructured.Unstructured
-		if json.Unmarshal(raw.Raw, &obj.Object) != nil {
-			continue
-		}
-		from := obj.GetAPIVersion()
-		events = append(events, timeline.Event{
-			Actor: webapp.WebhookName, Verb: "CONVERT", Kind: obj.GetKind(), Namespace: obj.GetNamespace(), Name: obj.GetName(),
-			Detail: fmt.Sprintf("%s → %s, asked by kube-apiserver%s", version(from), version(in.Request.DesiredAPIVersion), failed),
-		})
-	}
-	return events
-}
-
-func version(apiVersion string) string {
-	_, v, ok := strings.Cut(apiVersion, "/")
-	if !ok {
-		return apiVersion
-	}
-	return v
+	return timeline.ReviewEvents(timeline.Webhook{Actor: webapp.WebhookName, Mutating: strings.HasPrefix(h.path, "/mutate")}, req, resp)
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/crdlab/crdlab/lab/daemon"
@@ -92,7 +93,8 @@ func (l *Lab) binaries() (dir string, self bool, err error) {
 }
 
 // environment builds the envtest environment for the lab's options.
-func (l *Lab) environment() (*envtest.Environment, error) {
+// crds are the CRDs envtest installs.
+func (l *Lab) environment(crds []*apiextensionsv1.CustomResourceDefinition) (*envtest.Environment, error) {
 	binDir, self, err := l.binaries()
 	if err != nil {
 		return nil, err
@@ -159,9 +161,7 @@ func (l *Lab) environment() (*envtest.Environment, error) {
 		BinaryAssetsDirectory:    binDir,
 		ControlPlaneStartTimeout: l.opts.StartTimeout,
 		ControlPlaneStopTimeout:  l.opts.StopTimeout,
-		CRDs:                     l.opts.CRDs,
-		CRDDirectoryPaths:        l.opts.CRDDirectoryPaths,
-		ErrorIfCRDPathMissing:    true,
+		CRDs:                     crds,
 		// Which CRDs get a conversion webhook: those whose kind has a hub
 		// and convertible spokes in the scheme (envtest's rule).
 		Scheme:                l.opts.Scheme,

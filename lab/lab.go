@@ -27,6 +27,7 @@ import (
 	"github.com/crdlab/crdlab/lab/daemon"
 	"github.com/crdlab/crdlab/lab/internal/proc"
 	"github.com/crdlab/crdlab/lab/internal/reset"
+	"github.com/crdlab/crdlab/lab/internal/webhooks"
 	"github.com/crdlab/crdlab/lab/kubelet"
 	"github.com/crdlab/crdlab/lab/multicall"
 )
@@ -57,6 +58,10 @@ type Lab struct {
 	egress     *aggregated.Egress // the apiserver's way into the "cluster"
 	aggregated *aggregated.Server // the aggregated API server, while it runs
 	aggAddr    string             // where it listens, kept across restarts
+
+	front         *webhooks.Front // calls to the user's own webhooks
+	manifests     *webhooks.Manifests
+	convertedCRDs []*apiextensionsv1.CustomResourceDefinition // by the user's server
 
 	etcd     *clientv3.Client // for Reset
 	baseline *reset.Baseline  // etcd's content when Start returned
@@ -106,11 +111,6 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 	if err := validComponents(opts.Components); err != nil {
 		return nil, err
 	}
-	for _, p := range opts.CRDDirectoryPaths {
-		if _, err := os.Stat(p); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrCRDPath, err)
-		}
-	}
 	if err := l.prepareDirs(); err != nil {
 		return nil, err
 	}
@@ -124,7 +124,15 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 			return nil, err
 		}
 	}
-	env, err := l.environment()
+	scheme := opts.Scheme
+	if scheme == nil {
+		scheme = DefaultScheme()
+	}
+	crds, err := l.prepareWebhooks(scheme)
+	if err != nil {
+		return nil, err
+	}
+	env, err := l.environment(crds)
 	if err != nil {
 		return nil, err
 	}
@@ -148,16 +156,9 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if len(opts.CRDDirectoryPaths) > 0 && len(env.CRDs) == len(opts.CRDs) {
-		return nil, fmt.Errorf("%w: no CustomResourceDefinition in %s", ErrCRDPath, strings.Join(opts.CRDDirectoryPaths, ", "))
-	}
 	l.config = cfg
 	opts.Progress("kube-apiserver ready at " + cfg.Host)
 
-	scheme := opts.Scheme
-	if scheme == nil {
-		scheme = DefaultScheme()
-	}
 	if l.client, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
 		return nil, fmt.Errorf("unable to create a client for %s: %w", cfg.Host, err)
 	}
@@ -165,6 +166,9 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 		return nil, err
 	}
 	if err := l.superviseControlPlane(); err != nil {
+		return nil, err
+	}
+	if err := l.installWebhooks(ctx); err != nil {
 		return nil, err
 	}
 	for _, obj := range opts.Objects {
@@ -264,6 +268,10 @@ func (l *Lab) StartedAt() time.Time { return l.started }
 func (l *Lab) Stop() error {
 	var errs []error
 	l.stopAggregated(true)
+	if l.front != nil {
+		l.front.Close()
+		l.front = nil
+	}
 	if l.egress != nil {
 		l.egress.Close()
 		l.egress = nil

@@ -89,6 +89,24 @@ type Options struct {
 	// dir).
 	WebhookInstallOptions envtest.WebhookInstallOptions
 
+	// Webhooks are folders or files of your own webhook configurations
+	// (MutatingWebhookConfiguration and ValidatingWebhookConfiguration, as
+	// controller-gen writes them to config/webhook; Services and
+	// kustomize's files there are skipped), for a webhook server of yours:
+	// in your test process, for example. The lab makes a CA and a serving
+	// certificate for 127.0.0.1 and installs the configurations with each
+	// clientConfig pointing at the lab's front, which forwards every call
+	// to your server on 127.0.0.1:WebhookPort (a service's path as it is)
+	// and puts it on the timeline. The conversion webhooks of CRDs whose
+	// kind Scheme cannot convert go there too. Lab.Webhooks says where to
+	// serve. A clientConfig URL that is not on 127.0.0.1 is an error
+	// (ErrWebhooks).
+	Webhooks []string
+
+	// WebhookPort is the port of 127.0.0.1 your webhook server listens on.
+	// Zero: a free port (Lab.Webhooks says which).
+	WebhookPort int
+
 	// StartTimeout bounds the start of each component. Zero: 60 seconds.
 	StartTimeout time.Duration
 

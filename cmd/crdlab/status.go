@@ -44,6 +44,9 @@ cannot get back). Exits 0 when a lab runs, 3 when none does.`,
 			if st.DataDir != "" {
 				fmt.Fprintf(out, "  data dir:   %s\n", st.DataDir)
 			}
+			if w := st.Webhooks; w != nil {
+				fmt.Fprintf(out, "  webhooks:   serve on https://%s:%d, certificate in %s; called through %s\n", w.Host, w.Port, w.CertDir, w.Front)
+			}
 			fmt.Fprintf(out, "  uptime:     %s\n", time.Since(st.ReadyAt).Round(time.Second))
 			printHealth(out, st.Processes)
 			tree, err := daemon.Processes(st.PID)

@@ -23,17 +23,19 @@ const detachedEnv = "CRDLAB_DETACHED"
 
 type upFlags struct {
 	*globalFlags
-	detach     bool
-	dataDir    string
-	port       int
-	assetsDir  string
-	timeout    time.Duration
-	components []string
-	nodes      int
-	podDelay   time.Duration
-	noSamples  bool
-	crds       []string
-	owners     []int
+	detach      bool
+	dataDir     string
+	port        int
+	assetsDir   string
+	timeout     time.Duration
+	components  []string
+	nodes       int
+	podDelay    time.Duration
+	noSamples   bool
+	crds        []string
+	webhooks    []string
+	webhookPort int
+	owners      []int
 }
 
 func newUpCommand(g *globalFlags) *cobra.Command {
@@ -87,6 +89,9 @@ folder to keep it in: a lab started again on it has every object it had.`,
 	cmd.Flags().IntVar(&f.nodes, "nodes", 3, "how many simulated nodes to run")
 	cmd.Flags().BoolVar(&f.noSamples, "no-samples", false, "do not install the sample CRDs nor run the sample operators")
 	cmd.Flags().StringArrayVar(&f.crds, "crds", nil, "a folder or file of your own CRD manifests to install (repeatable)")
+	cmd.Flags().StringArrayVar(&f.webhooks, "webhooks", nil,
+		"a folder or file of your own webhook configurations (controller-gen's config/webhook) for a webhook server you run (repeatable)")
+	cmd.Flags().IntVar(&f.webhookPort, "webhook-port", 0, "port on 127.0.0.1 your webhook server listens on (default: a free port)")
 	cmd.Flags().DurationVar(&f.podDelay, "pod-start-delay", 0, "how long a Pod bound to a simulated node takes to become Running")
 	// For lab/labtest: the lab stops when the test binary or 'go test' ends.
 	cmd.Flags().IntSliceVar(&f.owners, "owner-pid", nil, "stop the lab when this process ends (repeatable)")
@@ -101,6 +106,12 @@ func (f *upFlags) validate() error {
 	}
 	if f.port < 0 || f.port > 65535 {
 		return fmt.Errorf("--port %d: must be between 1 and 65535", f.port)
+	}
+	if f.webhookPort < 0 || f.webhookPort > 65535 {
+		return fmt.Errorf("--webhook-port %d: must be between 1 and 65535", f.webhookPort)
+	}
+	if f.webhookPort != 0 && len(f.webhooks) == 0 && len(f.crds) == 0 {
+		return fmt.Errorf("--webhook-port %d: no webhook of yours to serve: give --webhooks (or --crds with a conversion webhook)", f.webhookPort)
 	}
 	if f.nodes < 1 {
 		return fmt.Errorf("--nodes %d: must be at least 1", f.nodes)
@@ -167,6 +178,8 @@ func runUp(ctx context.Context, out io.Writer, f *upFlags) error {
 			Nodes:                 f.nodes,
 			PodStartDelay:         f.podDelay,
 			CRDDirectoryPaths:     f.crds,
+			Webhooks:              f.webhooks,
+			WebhookPort:           f.webhookPort,
 			Logger:                f.logger(),
 			Progress:              func(phase string) { fmt.Fprintf(out, "%6.2fs  %s\n", time.Since(started).Seconds(), phase) },
 		},
@@ -182,6 +195,9 @@ func runUp(ctx context.Context, out io.Writer, f *upFlags) error {
 	}()
 	fmt.Fprintf(out, "%6.2fs  lab ready\n", time.Since(started).Seconds())
 	printUsage(out, l.Endpoint(), f.state().Kubeconfig())
+	if w := l.Webhooks(); w != nil {
+		printWebhooks(out, w)
+	}
 
 	// The timeline also goes to logs/timeline.log, for test suites to show
 	// who did what when a spec fails (lab/labtest), in both modes.
@@ -211,10 +227,23 @@ func flagError(err error) error {
 		return fmt.Errorf("--data-dir: %w", err)
 	case errors.Is(err, lab.ErrCRDPath):
 		return fmt.Errorf("--crds: %w", err)
+	case errors.Is(err, lab.ErrWebhooks):
+		return fmt.Errorf("--webhooks: %w", err)
 	case errors.Is(err, lab.ErrWorkDir):
 		return fmt.Errorf("--state-dir: %w", err)
 	}
 	return err
+}
+
+func printWebhooks(out io.Writer, w *lab.WebhookServing) {
+	fmt.Fprintf(out, `
+Serve your webhooks on https://%s:%d with the certificate and key in
+%s (tls.crt, tls.key); with controller-runtime:
+
+  webhook.NewServer(webhook.Options{Host: %q, Port: %d, CertDir: %q})
+
+The apiserver calls them through %s, which puts every call on the timeline.
+`, w.Host, w.Port, w.CertDir, w.Host, w.Port, w.CertDir, w.Front)
 }
 
 func printUsage(out io.Writer, endpoint, kubeconfig string) {

@@ -87,7 +87,22 @@ type Status struct {
 	DataDir    string    `json:"dataDir,omitempty"`
 	StartedAt  time.Time `json:"startedAt"`
 	ReadyAt    time.Time `json:"readyAt"`
+	// Webhooks says where to serve your own webhooks ('crdlab up
+	// --webhooks'); nil when the lab calls none of yours.
+	Webhooks *WebhookServing `json:"webhooks,omitempty"`
 	Health
+}
+
+// WebhookServing says where to serve your own webhooks: on Host:Port,
+// with the certificate and key in CertDir (tls.crt, tls.key, signed by
+// ca.crt), as controller-runtime's webhook.Options take them. The
+// apiserver calls Front, which forwards each call there and puts it on the
+// timeline.
+type WebhookServing struct {
+	Host    string `json:"host"`
+	Port    int    `json:"port"`
+	CertDir string `json:"certDir"`
+	Front   string `json:"front"`
 }
 
 // Lab states of Health.State.

@@ -168,6 +168,7 @@ func Up(ctx context.Context, d daemon.Dir, opts Options) (_ *Lab, retErr error) 
 		DataDir:    opts.Lab.DataDir,
 		StartedAt:  started,
 		ReadyAt:    time.Now(),
+		Webhooks:   l.Webhooks(),
 	}
 	l.statusMu.Lock()
 	st.Health = l.Health()

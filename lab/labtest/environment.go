@@ -42,6 +42,9 @@ var (
 	// ErrCRDPath: a CRDDirectoryPaths entry does not exist or holds a bad
 	// manifest.
 	ErrCRDPath = errors.New("unusable CRD path")
+	// ErrWebhookPath: a WebhookInstallOptions.Paths entry does not exist,
+	// or webhooks are asked of a lab that cannot serve them.
+	ErrWebhookPath = errors.New("unusable webhook path")
 	// ErrUnknownNode: the lab has no simulated node of that name.
 	ErrUnknownNode = errors.New("unknown node")
 	// ErrUnknownComponent: the lab has no component of that name.
@@ -86,6 +89,10 @@ type Environment struct {
 	// operators in a lab of its own.
 	Samples bool
 
+	// WebhookInstallOptions are your own webhooks (see its doc); Start
+	// sets where to serve them.
+	WebhookInstallOptions WebhookInstallOptions
+
 	// Args are more 'crdlab up' flags for a lab of its own.
 	Args []string
 
@@ -118,9 +125,12 @@ func (e *Environment) Start() (*rest.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := e.start(ctx); err != nil {
+	if err := e.start(ctx, crds); err != nil {
 		_ = e.Stop()
 		return nil, err
+	}
+	if e.child != nil {
+		_, crds = conversionFiles(crds) // 'crdlab up --crds' installed the others
 	}
 	if err := installCRDs(ctx, e.Config, crds); err != nil {
 		_ = e.Stop()
@@ -129,10 +139,18 @@ func (e *Environment) Start() (*rest.Config, error) {
 	return e.Config, nil
 }
 
-func (e *Environment) start(ctx context.Context) error {
+func (e *Environment) start(ctx context.Context, crds []crd) error {
 	existing := os.Getenv(ExistingClusterEnv) == "true"
 	if e.UseExistingCluster != nil {
 		existing = *e.UseExistingCluster
+	}
+	for i, p := range e.WebhookInstallOptions.Paths {
+		if _, err := os.Stat(p); err != nil {
+			return fmt.Errorf("%w: WebhookInstallOptions.Paths[%d] %s does not exist; give the folder of your webhook configurations (config/webhook in a kubebuilder project)", ErrWebhookPath, i, p)
+		}
+	}
+	if existing && len(e.WebhookInstallOptions.Paths) > 0 {
+		return fmt.Errorf("%w: WebhookInstallOptions.Paths with UseExistingCluster: a cluster of your own calls the webhooks you deploy to it; leave Paths empty", ErrWebhookPath)
 	}
 	if existing {
 		rules := clientcmd.NewDefaultClientConfigLoadingRules()
@@ -154,9 +172,21 @@ func (e *Environment) start(ctx context.Context) error {
 		attach = os.Getenv(AttachEnv)
 	}
 	if attach != "" {
-		return e.attach(ctx, attach)
+		if len(e.WebhookInstallOptions.Paths) > 0 {
+			return fmt.Errorf("%w: WebhookInstallOptions.Paths: an attached lab calls only the webhooks it was started with; start it with 'crdlab up -d --state-dir %s --webhooks DIR' and leave Paths empty", ErrWebhookPath, attach)
+		}
+		if err := checkAttachedConversion(crds, attach); err != nil {
+			return err
+		}
+		if err := e.attach(ctx, attach); err != nil {
+			return err
+		}
+		return readWebhookServing(attach, &e.WebhookInstallOptions)
 	}
-	return e.startChild(ctx)
+	if err := e.startChild(ctx, crds); err != nil {
+		return err
+	}
+	return readWebhookServing(e.stateDir, &e.WebhookInstallOptions)
 }
 
 // attach uses the lab running on state dir dir.
@@ -196,7 +226,7 @@ func (e *Environment) binary() (string, error) {
 
 // startChild runs 'crdlab up' on a temporary state dir and waits until the
 // lab is ready.
-func (e *Environment) startChild(ctx context.Context) error {
+func (e *Environment) startChild(ctx context.Context, crds []crd) error {
 	bin, err := e.binary()
 	if err != nil {
 		return err
@@ -224,6 +254,16 @@ func (e *Environment) startChild(ctx context.Context) error {
 			c = "none"
 		}
 		args = append(args, "--components", c)
+	}
+	for _, p := range e.WebhookInstallOptions.Paths {
+		args = append(args, "--webhooks", p)
+	}
+	files, _ := conversionFiles(crds)
+	for _, f := range files {
+		args = append(args, "--crds", f)
+	}
+	if p := e.WebhookInstallOptions.LocalServingPort; p != 0 && (len(e.WebhookInstallOptions.Paths) > 0 || len(files) > 0) {
+		args = append(args, "--webhook-port", strconv.Itoa(p))
 	}
 	args = append(args, e.Args...)
 

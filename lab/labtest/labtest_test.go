@@ -38,9 +38,11 @@ func TestMain(m *testing.M) {
 	// runs its own components all the same.
 	os.Setenv("KUBEBUILDER_ASSETS", "/nonexistent/envtest-assets")
 	env = &labtest.Environment{
-		CRDDirectoryPaths:     []string{"testdata/crds"},
+		CRDDirectoryPaths:     []string{"testdata/crds", "testdata/conversion"},
 		ErrorIfCRDPathMissing: true,
 		NodeCount:             2,
+		// Served by the tests of webhooks_test.go.
+		WebhookInstallOptions: labtest.WebhookInstallOptions{Paths: []string{"testdata/webhooks"}},
 	}
 	cfg, err := env.Start()
 	if err != nil {

@@ -1,0 +1,150 @@
+// Package webhooks serves a lab's calls to the webhooks of a user's own
+// server: it reads the user's webhook configurations, makes the serving
+// certificate for 127.0.0.1, rewrites every clientConfig (and every CRD's
+// conversion webhook) to a front on 127.0.0.1 that forwards each call to
+// the user's server and puts it on the timeline.
+package webhooks
+
+import (
+	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Files of a cert dir, named as controller-runtime's webhook server reads
+// them.
+const (
+	CAFile   = "ca.crt"
+	CertFile = "tls.crt"
+	KeyFile  = "tls.key"
+)
+
+// certLifetime is how long a serving certificate is valid; one with less
+// than a day left is made again.
+const certLifetime = 365 * 24 * time.Hour
+
+// Certs are the serving certificate and key of the webhooks and the CA
+// that signed it, kept in Dir.
+type Certs struct {
+	Dir  string
+	CA   []byte // PEM, the configurations' caBundle
+	pool *x509.CertPool
+	pair tls.Certificate
+}
+
+// EnsureCerts returns the certificates in dir, made there if dir holds
+// none or none still valid for 127.0.0.1, so that a webhook server started
+// once keeps working across labs on the same state dir.
+func EnsureCerts(dir string) (*Certs, error) {
+	if c, err := loadCerts(dir); err == nil {
+		return c, nil
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("unable to make the webhook cert dir: %w", err)
+	}
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	caTmpl := &x509.Certificate{
+		SerialNumber:          serial(),
+		Subject:               pkix.Name{CommonName: "crdlab webhook CA"},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.Add(certLifetime),
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		return nil, fmt.Errorf("unable to make the webhook CA: %w", err)
+	}
+	ca, _ := x509.ParseCertificate(caDER)
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: serial(),
+		Subject:      pkix.Name{CommonName: "127.0.0.1"},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(certLifetime),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+		DNSNames:     []string{"localhost"},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	if err != nil {
+		return nil, fmt.Errorf("unable to make the webhook serving certificate: %w", err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		return nil, err
+	}
+	files := map[string][]byte{
+		CAFile:   pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
+		CertFile: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		KeyFile:  pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}),
+	}
+	// The key first, the CA last: a half-written dir has no CA and is made
+	// again.
+	for _, name := range []string{KeyFile, CertFile, CAFile} {
+		if err := writeAtomic(filepath.Join(dir, name), files[name]); err != nil {
+			return nil, err
+		}
+	}
+	return loadCerts(dir)
+}
+
+func loadCerts(dir string) (*Certs, error) {
+	caPEM, err := os.ReadFile(filepath.Join(dir, CAFile))
+	if err != nil {
+		return nil, err
+	}
+	pair, err := tls.LoadX509KeyPair(filepath.Join(dir, CertFile), filepath.Join(dir, KeyFile))
+	if err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(caPEM) {
+		return nil, errors.New("no CA certificate")
+	}
+	leaf, err := x509.ParseCertificate(pair.Certificate[0])
+	if err != nil {
+		return nil, err
+	}
+	if time.Until(leaf.NotAfter) < 24*time.Hour {
+		return nil, errors.New("expires within a day")
+	}
+	if _, err := leaf.Verify(x509.VerifyOptions{Roots: pool, DNSName: "127.0.0.1"}); err != nil {
+		return nil, err
+	}
+	return &Certs{Dir: dir, CA: bytes.TrimSpace(caPEM), pool: pool, pair: pair}, nil
+}
+
+func writeAtomic(path string, data []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return fmt.Errorf("unable to write %s: %w", path, err)
+	}
+	return os.Rename(tmp, path)
+}
+
+func serial() *big.Int {
+	n, _ := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 120))
+	return n
+}

@@ -1,0 +1,160 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/conversion"
+
+	"github.com/crdlab/crdlab/lab/daemon"
+	"github.com/crdlab/crdlab/lab/internal/webhooks"
+)
+
+// ErrWebhooks: an Options.Webhooks manifest cannot be read or served (the
+// error names the file, the configuration and the field), or a CRD's
+// conversion webhook points where the lab cannot call it.
+var ErrWebhooks = webhooks.ErrManifest
+
+// WebhookServing says where to serve your own webhooks (Options.Webhooks,
+// and the conversion webhooks of your CRDs); see daemon.WebhookServing.
+type WebhookServing = daemon.WebhookServing
+
+// userCRDs reads Options.CRDDirectoryPaths, so that a missing or empty
+// path fails before anything starts.
+func (l *Lab) userCRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	if len(l.opts.CRDDirectoryPaths) == 0 {
+		return nil, nil
+	}
+	read := envtest.CRDInstallOptions{Paths: l.opts.CRDDirectoryPaths, ErrorIfPathMissing: true}
+	if err := envtest.ReadCRDFiles(&read); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrCRDPath, err)
+	}
+	if len(read.CRDs) == 0 {
+		return nil, fmt.Errorf("%w: no CustomResourceDefinition in %s", ErrCRDPath, strings.Join(l.opts.CRDDirectoryPaths, ", "))
+	}
+	return read.CRDs, nil
+}
+
+// prepareWebhooks reads the user's webhook manifests and CRDs and, if any
+// webhook is to be served by the user, makes the certificates, rewrites
+// the configurations and the conversion webhooks to the front and starts
+// it. It returns the CRDs for envtest to install; those with a conversion
+// webhook of the user's are installed by installWebhooks.
+func (l *Lab) prepareWebhooks(scheme *runtime.Scheme) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	crds, err := l.userCRDs()
+	if err != nil {
+		return nil, err
+	}
+	all := append(append([]*apiextensionsv1.CustomResourceDefinition(nil), l.opts.CRDs...), crds...)
+	var forEnvtest []*apiextensionsv1.CustomResourceDefinition
+	convertible := convertibleKinds(scheme)
+	for _, crd := range all {
+		// envtest serves the conversion of the kinds the scheme converts
+		// (WebhookInstallOptions); it would remove the others'.
+		if webhooks.NeedsConversion(crd) && !convertible[schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}] {
+			l.convertedCRDs = append(l.convertedCRDs, crd.DeepCopy())
+			continue
+		}
+		forEnvtest = append(forEnvtest, crd)
+	}
+	if len(l.opts.Webhooks) > 0 {
+		if l.manifests, err = webhooks.Read(l.opts.Webhooks); err != nil {
+			return nil, err
+		}
+	}
+	if l.manifests == nil && len(l.convertedCRDs) == 0 {
+		return forEnvtest, nil
+	}
+	certs, err := webhooks.EnsureCerts(l.dir.Path("webhook-certs"))
+	if err != nil {
+		return nil, err
+	}
+	port := l.opts.WebhookPort
+	if port == 0 {
+		if port, err = freePort(); err != nil {
+			return nil, fmt.Errorf("unable to choose a port for your webhooks: %w", err)
+		}
+	}
+	if l.front, err = webhooks.NewFront(certs, port, l.opts.Requests); err != nil {
+		return nil, err
+	}
+	if l.manifests != nil {
+		if err := l.front.Admission(l.manifests); err != nil {
+			return nil, err
+		}
+	}
+	for _, crd := range l.convertedCRDs {
+		if err := l.front.Conversion(crd); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrCRDPath, err)
+		}
+	}
+	l.front.Serve()
+	return forEnvtest, nil
+}
+
+// installWebhooks installs the CRDs whose conversion the user's server
+// serves and the user's webhook configurations, as they were rewritten.
+func (l *Lab) installWebhooks(ctx context.Context) error {
+	if len(l.convertedCRDs) > 0 {
+		if _, err := envtest.InstallCRDs(l.config, envtest.CRDInstallOptions{CRDs: l.convertedCRDs, MaxTime: l.opts.StartTimeout}); err != nil {
+			return fmt.Errorf("unable to install the CRDs with your conversion webhooks: %w", err)
+		}
+	}
+	if l.manifests == nil {
+		return nil
+	}
+	var objs []client.Object
+	for _, c := range l.manifests.Mutating {
+		c.SetGroupVersionKind(admissionregistrationv1.SchemeGroupVersion.WithKind("MutatingWebhookConfiguration"))
+		objs = append(objs, c)
+	}
+	for _, c := range l.manifests.Validating {
+		c.SetGroupVersionKind(admissionregistrationv1.SchemeGroupVersion.WithKind("ValidatingWebhookConfiguration"))
+		objs = append(objs, c)
+	}
+	for _, obj := range objs {
+		c := obj.DeepCopyObject().(client.Object)
+		c.SetResourceVersion("")
+		c.SetManagedFields(nil)
+		if err := l.client.Patch(ctx, c, client.Apply, client.FieldOwner("crdlab"), client.ForceOwnership); err != nil {
+			kind := obj.GetObjectKind().GroupVersionKind().Kind
+			return fmt.Errorf("%w: %s: %s %s: the apiserver refused it: %w", ErrWebhooks, l.manifests.Source(kind, obj.GetName()), kind, obj.GetName(), err)
+		}
+	}
+	return nil
+}
+
+// Webhooks says where to serve your own webhooks; nil when the lab serves
+// none of yours (no Options.Webhooks, no CRD with a conversion webhook).
+func (l *Lab) Webhooks() *WebhookServing {
+	if l.front == nil {
+		return nil
+	}
+	return &WebhookServing{Host: "127.0.0.1", Port: l.front.Backend(), CertDir: l.dir.Path("webhook-certs"), Front: l.front.URL()}
+}
+
+// convertibleKinds are the kinds scheme converts between versions (a hub
+// and its spokes), envtest's rule for serving a CRD's conversion.
+func convertibleKinds(scheme *runtime.Scheme) map[schema.GroupKind]bool {
+	kinds := map[schema.GroupKind]bool{}
+	if scheme == nil {
+		return kinds
+	}
+	for gvk := range scheme.AllKnownTypes() {
+		obj, err := scheme.New(gvk)
+		if err != nil {
+			continue
+		}
+		if ok, err := conversion.IsConvertible(scheme, obj); ok && err == nil {
+			kinds[gvk.GroupKind()] = true
+		}
+	}
+	return kinds
+}
