@@ -3,6 +3,7 @@ package lab
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -31,6 +32,12 @@ type WebhookServing = daemon.WebhookServing
 func (l *Lab) userCRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	if len(l.opts.CRDDirectoryPaths) == 0 {
 		return nil, nil
+	}
+	for _, p := range l.opts.CRDDirectoryPaths {
+		// envtest's reader assumes the path can be read.
+		if _, err := os.Stat(p); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrCRDPath, err)
+		}
 	}
 	read := envtest.CRDInstallOptions{Paths: l.opts.CRDDirectoryPaths, ErrorIfPathMissing: true}
 	if err := envtest.ReadCRDFiles(&read); err != nil {

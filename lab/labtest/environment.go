@@ -172,16 +172,16 @@ func (e *Environment) start(ctx context.Context, crds []crd) error {
 		attach = os.Getenv(AttachEnv)
 	}
 	if attach != "" {
-		if len(e.WebhookInstallOptions.Paths) > 0 {
-			return fmt.Errorf("%w: WebhookInstallOptions.Paths: an attached lab calls only the webhooks it was started with; start it with 'crdlab up -d --state-dir %s --webhooks DIR' and leave Paths empty", ErrWebhookPath, attach)
-		}
 		if err := checkAttachedConversion(crds, attach); err != nil {
 			return err
 		}
 		if err := e.attach(ctx, attach); err != nil {
 			return err
 		}
-		return readWebhookServing(attach, &e.WebhookInstallOptions)
+		if err := readWebhookServing(attach, &e.WebhookInstallOptions); err != nil {
+			return err
+		}
+		return e.checkAttachedWebhooks(ctx)
 	}
 	if err := e.startChild(ctx, crds); err != nil {
 		return err

@@ -1,14 +1,22 @@
 package labtest
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/dynamic"
 )
 
 // WebhookInstallOptions are your own webhooks, for a webhook server in
@@ -105,4 +113,92 @@ func checkAttachedConversion(crds []crd, dir string) error {
 	}
 	return fmt.Errorf("%w: CRD %s has a conversion webhook: an attached lab calls only the webhooks it was started with; start it with 'crdlab up -d --state-dir %s --crds FILE --webhooks DIR' and leave the CRD out of CRDDirectoryPaths",
 		ErrCRDPath, strings.Join(names, ", "), dir)
+}
+
+var webhookConfigurations = map[string]schema.GroupVersionResource{
+	"MutatingWebhookConfiguration":   {Group: "admissionregistration.k8s.io", Version: "v1", Resource: "mutatingwebhookconfigurations"},
+	"ValidatingWebhookConfiguration": {Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations"},
+}
+
+// checkAttachedWebhooks checks, in an attached lab, that each webhook
+// configuration of WebhookInstallOptions.Paths is installed and points at
+// the lab's front: an attached lab calls the webhooks it was started with
+// ('crdlab up -d --webhooks DIR'), and a suite's Paths say which it needs.
+func (e *Environment) checkAttachedWebhooks(ctx context.Context) error {
+	w := &e.WebhookInstallOptions
+	if len(w.Paths) == 0 {
+		return nil
+	}
+	hint := fmt.Sprintf("start the lab with 'crdlab up -d --state-dir %s --webhooks %s'", e.stateDir, strings.Join(w.Paths, " --webhooks "))
+	if w.Front == "" {
+		return fmt.Errorf("%w: WebhookInstallOptions.Paths: the attached lab serves no webhooks of yours; %s", ErrWebhookPath, hint)
+	}
+	dyn, err := dynamic.NewForConfig(e.Config)
+	if err != nil {
+		return err
+	}
+	for _, p := range w.Paths {
+		configs, err := readWebhookConfigurations(p)
+		if err != nil {
+			return fmt.Errorf("%w: WebhookInstallOptions.Paths %s: %w", ErrWebhookPath, p, err)
+		}
+		for _, c := range configs {
+			got, err := dyn.Resource(webhookConfigurations[c.GetKind()]).Get(ctx, c.GetName(), metav1.GetOptions{})
+			if err != nil {
+				return fmt.Errorf("%w: WebhookInstallOptions.Paths %s: %s %s is not in the attached lab (%v); %s", ErrWebhookPath, p, c.GetKind(), c.GetName(), err, hint)
+			}
+			hooks, _, _ := unstructured.NestedSlice(got.Object, "webhooks")
+			for _, h := range hooks {
+				url, _, _ := unstructured.NestedString(h.(map[string]any), "clientConfig", "url")
+				if !strings.HasPrefix(url, w.Front+"/") {
+					return fmt.Errorf("%w: WebhookInstallOptions.Paths %s: %s %s in the attached lab calls %q, not the lab's front; %s", ErrWebhookPath, p, c.GetKind(), c.GetName(), url, hint)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// readWebhookConfigurations reads the webhook configurations of a file or
+// folder (kind and name are all that is checked).
+func readWebhookConfigurations(path string) ([]*unstructured.Unstructured, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	files := []string{path}
+	if fi.IsDir() {
+		entries, err := os.ReadDir(path)
+		if err != nil {
+			return nil, err
+		}
+		files = files[:0]
+		for _, en := range entries {
+			if ext := filepath.Ext(en.Name()); !en.IsDir() && (ext == ".yaml" || ext == ".yml" || ext == ".json") {
+				files = append(files, filepath.Join(path, en.Name()))
+			}
+		}
+	}
+	var out []*unstructured.Unstructured
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+		for {
+			var obj map[string]any
+			if err := dec.Decode(&obj); err != nil {
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				return nil, fmt.Errorf("%s: %w", f, err)
+			}
+			u := &unstructured.Unstructured{Object: obj}
+			if _, ok := webhookConfigurations[u.GetKind()]; ok && obj != nil {
+				out = append(out, u)
+			}
+		}
+	}
+	return out, nil
 }

@@ -260,14 +260,15 @@ func TestYourWebhookFails(t *testing.T) {
 	}
 }
 
-// Webhooks are a lab's own: an attached lab or a cluster of your own
-// refuses Paths.
+// Paths that do not exist, webhooks an attached lab was not started with,
+// and webhooks on a cluster of your own are refused; an attached lab started
+// with them says where to serve.
 func TestWebhookPathErrors(t *testing.T) {
 	yes := true
 	for name, e := range map[string]*labtest.Environment{
-		"missing":  {WebhookInstallOptions: labtest.WebhookInstallOptions{Paths: []string{"testdata/no-such-webhooks"}}},
-		"attached": {AttachTo: env.StateDir(), WebhookInstallOptions: labtest.WebhookInstallOptions{Paths: []string{"testdata/webhooks"}}},
-		"existing": {UseExistingCluster: &yes, WebhookInstallOptions: labtest.WebhookInstallOptions{Paths: []string{"testdata/webhooks"}}},
+		"missing":                 {WebhookInstallOptions: labtest.WebhookInstallOptions{Paths: []string{"testdata/no-such-webhooks"}}},
+		"not in the attached lab": {AttachTo: env.StateDir(), WebhookInstallOptions: labtest.WebhookInstallOptions{Paths: []string{"../../cmd/crdlab/testdata/bad-webhooks/url-elsewhere.yaml"}}},
+		"existing":                {UseExistingCluster: &yes, WebhookInstallOptions: labtest.WebhookInstallOptions{Paths: []string{"testdata/webhooks"}}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := e.Start()
@@ -277,7 +278,7 @@ func TestWebhookPathErrors(t *testing.T) {
 		})
 	}
 	t.Run("attached lab says where to serve", func(t *testing.T) {
-		a := &labtest.Environment{AttachTo: env.StateDir()}
+		a := &labtest.Environment{AttachTo: env.StateDir(), WebhookInstallOptions: labtest.WebhookInstallOptions{Paths: []string{"testdata/webhooks"}}}
 		if _, err := a.Start(); err != nil {
 			t.Fatal(err)
 		}

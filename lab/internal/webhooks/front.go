@@ -118,7 +118,7 @@ func (f *Front) Admission(m *Manifests) error {
 			w := &c.Webhooks[i]
 			at := fmt.Sprintf("%s: MutatingWebhookConfiguration %s, webhooks[%d] (%s)", m.Source("MutatingWebhookConfiguration", c.Name), c.Name, i, w.Name)
 			if err := f.rewrite(admissionConfig(&w.ClientConfig), timeline.Webhook{Actor: Actor, Mutating: true, Name: w.Name}, at); err != nil {
-				return err
+				return fmt.Errorf("%w: %w", ErrManifest, err)
 			}
 		}
 	}
@@ -127,7 +127,7 @@ func (f *Front) Admission(m *Manifests) error {
 			w := &c.Webhooks[i]
 			at := fmt.Sprintf("%s: ValidatingWebhookConfiguration %s, webhooks[%d] (%s)", m.Source("ValidatingWebhookConfiguration", c.Name), c.Name, i, w.Name)
 			if err := f.rewrite(admissionConfig(&w.ClientConfig), timeline.Webhook{Actor: Actor, Name: w.Name}, at); err != nil {
-				return err
+				return fmt.Errorf("%w: %w", ErrManifest, err)
 			}
 		}
 	}
@@ -149,7 +149,7 @@ func NeedsConversion(crd *apiextensionsv1.CustomResourceDefinition) bool {
 }
 
 // Conversion rewrites crd's conversion webhook (see NeedsConversion) as
-// Admission does its webhooks.
+// Admission does its webhooks; an error names the CRD and the field.
 func (f *Front) Conversion(crd *apiextensionsv1.CustomResourceDefinition) error {
 	cc := crd.Spec.Conversion.Webhook.ClientConfig
 	c := clientConfig{url: &cc.URL, caBundle: &cc.CABundle, clear: func() { cc.Service = nil }}
@@ -164,7 +164,7 @@ func (f *Front) rewrite(cc clientConfig, hook timeline.Webhook, at string) error
 	t := target{hook: hook, client: f.client}
 	switch {
 	case cc.service.set && *cc.url != nil:
-		return fmt.Errorf("%w: %s: clientConfig has both service and url; give one", ErrManifest, at)
+		return fmt.Errorf("%s: clientConfig has both service and url; give one", ErrManifest, at)
 	case cc.service.set:
 		path := "/"
 		if cc.service.path != nil {
@@ -174,22 +174,22 @@ func (f *Front) rewrite(cc clientConfig, hook timeline.Webhook, at string) error
 	case *cc.url != nil:
 		u, err := url.Parse(**cc.url)
 		if err != nil {
-			return fmt.Errorf("%w: %s: clientConfig.url: %w", ErrManifest, at, err)
+			return fmt.Errorf("%s: clientConfig.url: %w", at, err)
 		}
 		if h := u.Hostname(); u.Scheme != "https" || (h != "127.0.0.1" && h != "localhost") {
-			return fmt.Errorf("%w: %s: clientConfig.url %q is not on this machine: a lab calls webhooks on https://127.0.0.1 only; give a clientConfig.service instead (the lab sends every service to your server on https://127.0.0.1:%d)",
-				ErrManifest, at, **cc.url, f.backend)
+			return fmt.Errorf("%s: clientConfig.url %q is not on this machine: a lab calls webhooks on https://127.0.0.1 only; give a clientConfig.service instead (the lab sends every service to your server on https://127.0.0.1:%d)",
+				at, **cc.url, f.backend)
 		}
 		t.url = u
 		if len(*cc.caBundle) > 0 {
 			pool := x509.NewCertPool()
 			if !pool.AppendCertsFromPEM(*cc.caBundle) {
-				return fmt.Errorf("%w: %s: clientConfig.caBundle holds no PEM certificate", ErrManifest, at)
+				return fmt.Errorf("%s: clientConfig.caBundle holds no PEM certificate", ErrManifest, at)
 			}
 			t.client = clientFor(pool)
 		}
 	default:
-		return fmt.Errorf("%w: %s: clientConfig has neither service nor url", ErrManifest, at)
+		return fmt.Errorf("%s: clientConfig has neither service nor url", ErrManifest, at)
 	}
 	f.mu.Lock()
 	f.targets = append(f.targets, t)

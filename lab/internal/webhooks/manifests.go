@@ -109,9 +109,13 @@ func (m *Manifests) readFile(path string) error {
 			return fmt.Errorf("%w: %s, document %d: no apiVersion and kind", ErrManifest, path, n)
 		}
 		at := fmt.Sprintf("%s, %s %s", path, meta.Kind, meta.Metadata.Name)
+		isConfig := meta.Kind == "MutatingWebhookConfiguration" || meta.Kind == "ValidatingWebhookConfiguration"
 		switch {
 		case meta.Kind == "Service" && meta.APIVersion == "v1":
 			continue
+		case !isConfig:
+			return fmt.Errorf("%w: %s: kind %q: webhook manifests hold MutatingWebhookConfigurations and ValidatingWebhookConfigurations (Services are skipped); CRDs go with the CRDs, other objects come from your suite",
+				ErrManifest, at, meta.Kind)
 		case meta.APIVersion != admissionregistrationv1.SchemeGroupVersion.String():
 			return fmt.Errorf("%w: %s: apiVersion %q: webhook configurations are %s", ErrManifest, at, meta.APIVersion, admissionregistrationv1.SchemeGroupVersion)
 		case meta.Kind == "MutatingWebhookConfiguration":
@@ -120,15 +124,12 @@ func (m *Manifests) readFile(path string) error {
 				return fmt.Errorf("%w: %s: %w", ErrManifest, at, err)
 			}
 			m.Mutating = append(m.Mutating, &c)
-		case meta.Kind == "ValidatingWebhookConfiguration":
+		default:
 			var c admissionregistrationv1.ValidatingWebhookConfiguration
 			if err := yaml.UnmarshalStrict(doc, &c); err != nil {
 				return fmt.Errorf("%w: %s: %w", ErrManifest, at, err)
 			}
 			m.Validating = append(m.Validating, &c)
-		default:
-			return fmt.Errorf("%w: %s: kind %q: webhook manifests hold MutatingWebhookConfigurations and ValidatingWebhookConfigurations (Services are skipped); install other objects with the CRDs or from your suite",
-				ErrManifest, at, meta.Kind)
 		}
 		if meta.Metadata.Name == "" {
 			return fmt.Errorf("%w: %s: metadata.name is empty", ErrManifest, at)
