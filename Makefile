@@ -4,6 +4,9 @@ GO       ?= go
 BIN      ?= bin/crdlab
 # Debian's kubectl, the independent client the tests prove compatibility with.
 KUBECTL  ?= kubectl
+# The example operator (a kubebuilder project of its own).
+EXAMPLE ?= docs/examples/guestbook-operator
+
 # controller-gen generates the sample operators' CRDs and deepcopy code; pinned.
 CONTROLLER_GEN_VERSION ?= v0.23.0
 CONTROLLER_GEN ?= bin/controller-gen-$(CONTROLLER_GEN_VERSION)
@@ -50,15 +53,17 @@ $(CONTROLLER_GEN):
 	mv bin/tools/controller-gen $@
 
 .PHONY: manifests
-manifests: $(CONTROLLER_GEN) ## Generate the operators' CRDs (fixtures/crds), webhook configurations (fixtures/webhooks) and deepcopy code from their API types.
+manifests: $(CONTROLLER_GEN) ## Generate the operators' CRDs (fixtures/crds), webhook configurations (fixtures/webhooks) and deepcopy code from their API types, and the example operator's.
 	$(CONTROLLER_GEN) object paths=./controllers/...
 	$(CONTROLLER_GEN) crd paths=./controllers/... output:crd:artifacts:config=fixtures/crds
 	$(CONTROLLER_GEN) webhook paths=./controllers/... output:webhook:artifacts:config=fixtures/webhooks
+	cd $(EXAMPLE) && $(CURDIR)/$(CONTROLLER_GEN) object crd webhook paths=./... \
+		output:crd:artifacts:config=config/crd/bases output:webhook:artifacts:config=config/webhook
 
 .PHONY: verify-manifests
 verify-manifests: manifests ## Fail when generated files are stale.
-	@test -z "$$(git status --porcelain -- controllers fixtures/crds fixtures/webhooks)" || { \
-		echo "generated files are stale; run make manifests and commit:"; git status --porcelain -- controllers fixtures/crds fixtures/webhooks; exit 1; }
+	@test -z "$$(git status --porcelain -- controllers fixtures/crds fixtures/webhooks $(EXAMPLE))" || { \
+		echo "generated files are stale; run make manifests and commit:"; git status --porcelain -- controllers fixtures/crds fixtures/webhooks $(EXAMPLE); exit 1; }
 
 .PHONY: vet
 vet: ## Run go vet.
