@@ -59,6 +59,13 @@ short name rb, all in samples.crdlab.dev) are installed and the WebApp and
 Redis operators run inside crdlab, unless --no-samples is given; --crds
 installs your own CRDs.
 
+--webhooks installs your own webhook configurations (controller-gen's
+config/webhook) for a webhook server you run: the lab makes its
+certificate for 127.0.0.1, points every clientConfig (and the conversion
+webhook of every --crds CRD) at a front that forwards each call to your
+server on 127.0.0.1:--webhook-port and puts it on the timeline, and prints
+where to serve (docs/admission.md).
+
 When the apiserver is ready, the admin kubeconfig is written to
 <state-dir>/kubeconfig and up stays in the foreground, showing what happens
 in the cluster, until Ctrl-C. With -d it returns once the lab is ready and

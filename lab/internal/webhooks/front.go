@@ -164,7 +164,7 @@ func (f *Front) rewrite(cc clientConfig, hook timeline.Webhook, at string) error
 	t := target{hook: hook, client: f.client}
 	switch {
 	case cc.service.set && *cc.url != nil:
-		return fmt.Errorf("%s: clientConfig has both service and url; give one", ErrManifest, at)
+		return fmt.Errorf("%s: clientConfig has both service and url; give one", at)
 	case cc.service.set:
 		path := "/"
 		if cc.service.path != nil {
@@ -184,12 +184,12 @@ func (f *Front) rewrite(cc clientConfig, hook timeline.Webhook, at string) error
 		if len(*cc.caBundle) > 0 {
 			pool := x509.NewCertPool()
 			if !pool.AppendCertsFromPEM(*cc.caBundle) {
-				return fmt.Errorf("%s: clientConfig.caBundle holds no PEM certificate", ErrManifest, at)
+				return fmt.Errorf("%s: clientConfig.caBundle holds no PEM certificate", at)
 			}
 			t.client = clientFor(pool)
 		}
 	default:
-		return fmt.Errorf("%s: clientConfig has neither service nor url", ErrManifest, at)
+		return fmt.Errorf("%s: clientConfig has neither service nor url", at)
 	}
 	f.mu.Lock()
 	f.targets = append(f.targets, t)
