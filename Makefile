@@ -81,6 +81,7 @@ test: test-deps verify-manifests ## Run every test: unit, integration (real apis
 	$(GO) vet ./...
 	$(GO) test -vet=off -count=1 -timeout 30m ./...
 	$(MAKE) test-modules
+	$(MAKE) conformance-ci
 	@# A count, not a duration: go1.26's fuzzing coordinator can fail a
 	@# duration-bounded run with "context deadline exceeded" as it ends
 	@# (golang/go#75804, fixed in go1.27); a count has no deadline.
@@ -88,7 +89,7 @@ test: test-deps verify-manifests ## Run every test: unit, integration (real apis
 
 # Modules with a go.mod of their own, on their own dependency versions: the
 # module users' suites import, and the example operator project that uses it.
-MODULES ?= lab/labtest docs/examples/guestbook-operator
+MODULES ?= lab/labtest docs/examples/guestbook-operator lab/internal/conformance
 
 .PHONY: test-modules
 test-modules: build ## Test the modules with their own go.mod (lab/labtest, the example operator) against bin/crdlab.
@@ -98,6 +99,30 @@ test-modules: build ## Test the modules with their own go.mod (lab/labtest, the 
 		 CRDLAB_BINARY=$(CURDIR)/$(BIN) KUBEBUILDER_ASSETS=$$($(CURDIR)/$(BIN) envtest) \
 		 $(GO) test -count=1 -p 1 -timeout 15m ./...); \
 	done
+
+# Kubernetes' own e2e.test, built from the k8s.io/kubernetes crdlab links, in
+# a module of its own (lab/internal/conformance); rebuilt when its go.mod
+# changes, from the build cache.
+E2E ?= bin/e2e.test
+CONFORMANCE_FOCUS ?= \[sig-api-machinery\].*\[Conformance\]
+# The subset 'make test' runs: container-free tests of the CRDs, the garbage
+# collector, namespaces, watches and the rest of api-machinery that pass.
+CONFORMANCE_CI_FOCUS ?= \[sig-api-machinery\] (CustomResourceDefinition resources|Garbage collector|Namespaces|Watchers|Servers with support|FieldValidation|Discovery|server version).*\[Conformance\]
+
+$(E2E): lab/internal/conformance/go.mod lab/internal/conformance/go.sum
+	cd lab/internal/conformance && $(GO) test -c -o $(CURDIR)/$(E2E) k8s.io/kubernetes/test/e2e
+
+.PHONY: conformance
+conformance: build $(E2E) ## Run the api-machinery conformance tests of Kubernetes' e2e.test against a lab; writes docs/conformance/results.json and docs/conformance.md.
+	FOCUS='$(CONFORMANCE_FOCUS)' REPORT=1 bash lab/internal/conformance/run.sh
+
+.PHONY: conformance-ci
+conformance-ci: build $(E2E) ## The subset of the conformance tests that 'make test' runs (report in _artifacts/conformance).
+	FOCUS='$(CONFORMANCE_CI_FOCUS)' bash lab/internal/conformance/run.sh
+
+.PHONY: conformance-report
+conformance-report: ## Regenerate docs/conformance.md from docs/conformance/results.json.
+	cd lab/internal/conformance && $(GO) run ./report -results $(CURDIR)/docs/conformance/results.json -doc $(CURDIR)/docs/conformance.md
 
 .PHONY: fuzz
 fuzz: ## Fuzz the scenario loader and crd migrate's converter for 3 minutes each (FUZZTIME=10m for longer).
