@@ -105,20 +105,26 @@ test-modules: build ## Test the modules with their own go.mod (lab/labtest, the 
 # changes, from the build cache.
 E2E ?= bin/e2e.test
 CONFORMANCE_FOCUS ?= \[sig-api-machinery\].*\[Conformance\]
+# The tests that deploy an image and call it cannot pass on simulated nodes
+# (docs/conformance.md says what they would take); CONFORMANCE_SKIP= runs
+# them too, each failing after its timeouts.
+CONFORMANCE_SKIP ?= \[sig-api-machinery\] (AdmissionWebhook|CustomResourceConversionWebhook|Aggregator) 
 # The subset 'make test' runs: container-free tests of the CRDs, the garbage
 # collector, namespaces, watches and the rest of api-machinery that pass.
 CONFORMANCE_CI_FOCUS ?= \[sig-api-machinery\] (CustomResourceDefinition resources|Garbage collector|Namespaces|Watchers|Servers with support|FieldValidation|Discovery|server version).*\[Conformance\]
+# [Slow] ones wait for etcd's compaction, every 5 minutes as in any cluster.
+CONFORMANCE_CI_SKIP ?= \[Slow\]
 
 $(E2E): lab/internal/conformance/go.mod lab/internal/conformance/go.sum
 	cd lab/internal/conformance && $(GO) test -c -o $(CURDIR)/$(E2E) k8s.io/kubernetes/test/e2e
 
 .PHONY: conformance
 conformance: build $(E2E) ## Run the api-machinery conformance tests of Kubernetes' e2e.test against a lab; writes docs/conformance/results.json and docs/conformance.md.
-	FOCUS='$(CONFORMANCE_FOCUS)' REPORT=1 bash lab/internal/conformance/run.sh
+	FOCUS='$(CONFORMANCE_FOCUS)' SKIP='$(CONFORMANCE_SKIP)' REPORT=1 bash lab/internal/conformance/run.sh
 
 .PHONY: conformance-ci
 conformance-ci: build $(E2E) ## The subset of the conformance tests that 'make test' runs (report in _artifacts/conformance).
-	FOCUS='$(CONFORMANCE_CI_FOCUS)' bash lab/internal/conformance/run.sh
+	FOCUS='$(CONFORMANCE_CI_FOCUS)' SKIP='$(CONFORMANCE_CI_SKIP)' bash lab/internal/conformance/run.sh
 
 .PHONY: conformance-report
 conformance-report: ## Regenerate docs/conformance.md from docs/conformance/results.json.

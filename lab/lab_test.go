@@ -20,11 +20,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crdlab/crdlab/lab"
 	"github.com/crdlab/crdlab/lab/internal/fasthelp"
+	"github.com/crdlab/crdlab/lab/internal/kubeversion"
 	"github.com/crdlab/crdlab/lab/internal/proc"
 )
 
@@ -43,6 +45,18 @@ var _ = Describe("a started lab", func() {
 		u, err := url.Parse(shared.Endpoint())
 		Expect(err).NotTo(HaveOccurred())
 		Expect(u.Hostname()).To(Equal("127.0.0.1"))
+	})
+
+	It("reports the Kubernetes version it runs, as a real cluster does", func() {
+		// A plain 'go build' of kube-apiserver says v0.0.0-master, which
+		// clients that parse the version (Kubernetes' e2e framework, for
+		// one) refuse.
+		dc, err := discovery.NewDiscoveryClientForConfig(shared.RESTConfig())
+		Expect(err).NotTo(HaveOccurred())
+		v, err := dc.ServerVersion()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(v.GitVersion).To(Equal(kubeversion.Kubernetes))
+		Expect(v.Major + "." + v.Minor).To(Equal("1.37"))
 	})
 
 	It("writes a kubeconfig that a client can use", func(ctx context.Context) {

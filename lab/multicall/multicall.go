@@ -11,6 +11,7 @@ import (
 
 	_ "github.com/crdlab/crdlab/lab/internal/fasthelp" // first: answers envtest's --help look-ups at once
 	_ "github.com/crdlab/crdlab/lab/internal/i18n"     // first: keeps kubectl from loading translations in every process
+	"github.com/crdlab/crdlab/lab/internal/kubeversion"
 
 	"go.etcd.io/etcd/server/v3/etcdmain"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -69,6 +70,7 @@ func init() {
 	if name != Kubectl {
 		dieWithParent()
 	}
+	kubeversion.Set()
 	os.Exit(run(os.Args))
 }
 
@@ -94,6 +96,7 @@ func dieWithParent() {
 // RunKubectl runs the real kubectl, compiled in, with args (the arguments
 // after "kubectl"), and returns its exit code.
 func RunKubectl(args []string) int {
+	kubeversion.Set()
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
 	command := kubectlcmd.NewDefaultKubectlCommandWithArgs(kubectlcmd.KubectlOptions{
 		PluginHandler: kubectlcmd.NewDefaultPluginHandler(plugin.ValidPluginFilenamePrefixes),
