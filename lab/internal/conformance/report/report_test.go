@@ -41,6 +41,7 @@ func TestReadJUnit(t *testing.T) {
 	md := string(Render(r))
 	for _, want := range []string{
 		"**1 passed, 1 failed, 0 skipped** of 2",
+		"Of the 1 tests that need no real container, 1 pass; the other 1 deploy an image",
 		"| [sig-api-machinery] AdmissionWebhook [Privileged:ClusterAdmin] should be able to deny pod and configmap creation [Conformance] | failed | needs a real container: deploys agnhost's webhook server (a Deployment and a Service) and waits for the apiserver to reach it (wait for the webhook: timed out) |",
 		"| [sig-api-machinery] Watchers should observe add, update, and delete watch notifications on configmaps [Conformance] | passed |  |",
 	} {
