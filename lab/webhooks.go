@@ -61,11 +61,18 @@ func (l *Lab) prepareWebhooks(scheme *runtime.Scheme) ([]*apiextensionsv1.Custom
 	}
 	all := append(append([]*apiextensionsv1.CustomResourceDefinition(nil), l.opts.CRDs...), crds...)
 	var forEnvtest []*apiextensionsv1.CustomResourceDefinition
-	convertible := convertibleKinds(scheme)
+	var convertible map[schema.GroupKind]bool // read from the scheme only if a CRD converts
 	for _, crd := range all {
+		if !webhooks.NeedsConversion(crd) {
+			forEnvtest = append(forEnvtest, crd)
+			continue
+		}
+		if convertible == nil {
+			convertible = convertibleKinds(scheme)
+		}
 		// envtest serves the conversion of the kinds the scheme converts
 		// (WebhookInstallOptions); it would remove the others'.
-		if webhooks.NeedsConversion(crd) && !convertible[schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}] {
+		if !convertible[schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}] {
 			l.convertedCRDs = append(l.convertedCRDs, crd.DeepCopy())
 			continue
 		}

@@ -42,21 +42,9 @@ func readCRDs(paths []string, errorIfMissing bool) ([]crd, error) {
 			}
 			return nil, fmt.Errorf("%w: CRDDirectoryPaths[%d] %s does not exist; give the folder of your CRD manifests (config/crd/bases in a kubebuilder project)", ErrCRDPath, i, p)
 		}
-		files := []string{p}
-		if fi.IsDir() {
-			entries, err := os.ReadDir(p)
-			if err != nil {
-				return nil, fmt.Errorf("%w: CRDDirectoryPaths[%d] %s: %w", ErrCRDPath, i, p, err)
-			}
-			files = files[:0]
-			for _, e := range entries {
-				switch filepath.Ext(e.Name()) {
-				case ".yaml", ".yml", ".json":
-					if !e.IsDir() {
-						files = append(files, filepath.Join(p, e.Name()))
-					}
-				}
-			}
+		files, err := manifestFiles(p, fi)
+		if err != nil {
+			return nil, fmt.Errorf("%w: CRDDirectoryPaths[%d] %s: %w", ErrCRDPath, i, p, err)
 		}
 		found := 0
 		for _, f := range files {
@@ -75,28 +63,71 @@ func readCRDs(paths []string, errorIfMissing bool) ([]crd, error) {
 }
 
 func readCRDFile(path string) ([]crd, error) {
+	docs, err := readObjects(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []crd
+	for _, d := range docs {
+		if d.obj.GetKind() != "CustomResourceDefinition" {
+			continue
+		}
+		if d.obj.GetAPIVersion() != "apiextensions.k8s.io/v1" {
+			return nil, fmt.Errorf("%s: document %d: %s is %s, want apiextensions.k8s.io/v1", path, d.n, d.obj.GetName(), d.obj.GetAPIVersion())
+		}
+		out = append(out, crd{obj: d.obj, file: path})
+	}
+	return out, nil
+}
+
+// manifestFiles are the manifests of path: itself, or the .yaml, .yml and
+// .json files of the folder (not its subfolders), as envtest reads them.
+func manifestFiles(path string, fi os.FileInfo) ([]string, error) {
+	if !fi.IsDir() {
+		return []string{path}, nil
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, e := range entries {
+		switch filepath.Ext(e.Name()) {
+		case ".yaml", ".yml", ".json":
+			if !e.IsDir() {
+				files = append(files, filepath.Join(path, e.Name()))
+			}
+		}
+	}
+	return files, nil
+}
+
+// document is one object of a manifest file, n counting from 1.
+type document struct {
+	n   int
+	obj *unstructured.Unstructured
+}
+
+// readObjects reads the objects of a YAML or JSON file; empty documents
+// are left out.
+func readObjects(path string) ([]document, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-	var out []crd
-	for doc := 1; ; doc++ {
+	var out []document
+	for n := 1; ; n++ {
 		var obj map[string]any
 		if err := dec.Decode(&obj); err != nil {
 			if errors.Is(err, io.EOF) {
 				return out, nil
 			}
-			return nil, fmt.Errorf("%s: document %d: %w", path, doc, err)
+			return nil, fmt.Errorf("%s: document %d: %w", path, n, err)
 		}
-		u := &unstructured.Unstructured{Object: obj}
-		if obj == nil || u.GetKind() != "CustomResourceDefinition" {
-			continue
+		if obj != nil {
+			out = append(out, document{n: n, obj: &unstructured.Unstructured{Object: obj}})
 		}
-		if u.GetAPIVersion() != "apiextensions.k8s.io/v1" {
-			return nil, fmt.Errorf("%s: document %d: %s is %s, want apiextensions.k8s.io/v1", path, doc, u.GetName(), u.GetAPIVersion())
-		}
-		out = append(out, crd{obj: u, file: path})
 	}
 }
 

@@ -1,12 +1,9 @@
 package labtest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/dynamic"
 )
 
@@ -166,37 +162,19 @@ func readWebhookConfigurations(path string) ([]*unstructured.Unstructured, error
 	if err != nil {
 		return nil, err
 	}
-	files := []string{path}
-	if fi.IsDir() {
-		entries, err := os.ReadDir(path)
-		if err != nil {
-			return nil, err
-		}
-		files = files[:0]
-		for _, en := range entries {
-			if ext := filepath.Ext(en.Name()); !en.IsDir() && (ext == ".yaml" || ext == ".yml" || ext == ".json") {
-				files = append(files, filepath.Join(path, en.Name()))
-			}
-		}
+	files, err := manifestFiles(path, fi)
+	if err != nil {
+		return nil, err
 	}
 	var out []*unstructured.Unstructured
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		docs, err := readObjects(f)
 		if err != nil {
 			return nil, err
 		}
-		dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-		for {
-			var obj map[string]any
-			if err := dec.Decode(&obj); err != nil {
-				if errors.Is(err, io.EOF) {
-					break
-				}
-				return nil, fmt.Errorf("%s: %w", f, err)
-			}
-			u := &unstructured.Unstructured{Object: obj}
-			if _, ok := webhookConfigurations[u.GetKind()]; ok && obj != nil {
-				out = append(out, u)
+		for _, d := range docs {
+			if _, ok := webhookConfigurations[d.obj.GetKind()]; ok {
+				out = append(out, d.obj)
 			}
 		}
 	}
