@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -305,7 +306,11 @@ func (l *Lab) Stop() error {
 	}
 	if l.env != nil {
 		errs = append(errs, l.stopControlPlane()...)
-		if err := l.env.Stop(); err != nil {
+		// stopControlPlane stopped etcd and kube-apiserver already. envtest
+		// reaps them itself and marks them exited a moment later: a Stop
+		// in between signals a process that is gone (ESRCH), which is what
+		// was wanted.
+		if err := l.env.Stop(); err != nil && !errors.Is(err, syscall.ESRCH) {
 			errs = append(errs, fmt.Errorf("unable to stop the control plane: %w", err))
 		}
 		l.env = nil
