@@ -70,6 +70,9 @@ func runDetached(ctx context.Context, out io.Writer, f *upFlags) error {
 			}
 			fmt.Fprintf(out, "lab ready in %.1fs\n", st.ReadyAt.Sub(st.StartedAt).Seconds())
 			printUsage(out, st.Endpoint, st.Kubeconfig)
+			if url := sd.UIURL(st); url != "" {
+				printUI(out, url)
+			}
 			if st.Webhooks != nil {
 				printWebhooks(out, st.Webhooks)
 			}

@@ -201,6 +201,19 @@ func runScenarios(ctx context.Context, out, errOut io.Writer, g *globalFlags, f 
 		return err
 	}
 	defer stop()
+	if c, ok := target.Lab.(*daemon.Client); ok {
+		// The lab's web UI shows the run beside its timeline (which has
+		// the run's timeline lines already).
+		report, end := c.Report(ctx)
+		defer end()
+		shown := listener
+		listener = func(e scenarios.Entry) {
+			shown(e)
+			if e.Type != "event" {
+				report(e)
+			}
+		}
+	}
 
 	started := time.Now()
 	var results []*scenarios.Result

@@ -44,6 +44,9 @@ cannot get back). Exits 0 when a lab runs, 3 when none does.`,
 			if st.DataDir != "" {
 				fmt.Fprintf(out, "  data dir:   %s\n", st.DataDir)
 			}
+			if url := g.state().UIURL(st); url != "" {
+				fmt.Fprintf(out, "  web UI:     %s\n", url)
+			}
 			if w := st.Webhooks; w != nil {
 				fmt.Fprintf(out, "  webhooks:   serve on https://%s:%d, certificate in %s; called through %s\n", w.Host, w.Port, w.CertDir, w.Front)
 			}

@@ -35,6 +35,8 @@ type upFlags struct {
 	crds        []string
 	webhooks    []string
 	webhookPort int
+	uiPort      int
+	noUI        bool
 	owners      []int
 }
 
@@ -99,6 +101,8 @@ folder to keep it in: a lab started again on it has every object it had.`,
 	cmd.Flags().StringArrayVar(&f.webhooks, "webhooks", nil,
 		"a folder or file of your own webhook configurations (controller-gen's config/webhook) for a webhook server you run (repeatable)")
 	cmd.Flags().IntVar(&f.webhookPort, "webhook-port", 0, "port on 127.0.0.1 your webhook server listens on (default: a free port)")
+	cmd.Flags().IntVar(&f.uiPort, "ui-port", 0, "port on 127.0.0.1 of the web UI (default: a free port)")
+	cmd.Flags().BoolVar(&f.noUI, "no-ui", false, "do not serve the web UI")
 	cmd.Flags().DurationVar(&f.podDelay, "pod-start-delay", 0, "how long a Pod bound to a simulated node takes to become Running")
 	// For lab/labtest: the lab stops when the test binary or 'go test' ends.
 	cmd.Flags().IntSliceVar(&f.owners, "owner-pid", nil, "stop the lab when this process ends (repeatable)")
@@ -119,6 +123,12 @@ func (f *upFlags) validate() error {
 	}
 	if f.webhookPort != 0 && len(f.webhooks) == 0 && len(f.crds) == 0 {
 		return fmt.Errorf("--webhook-port %d: no webhook of yours to serve: give --webhooks (or --crds with a conversion webhook)", f.webhookPort)
+	}
+	if f.uiPort < 0 || f.uiPort > 65535 {
+		return fmt.Errorf("--ui-port %d: must be between 1 and 65535", f.uiPort)
+	}
+	if f.uiPort != 0 && f.noUI {
+		return fmt.Errorf("--ui-port %d: the web UI is off (--no-ui): give one or the other", f.uiPort)
 	}
 	if f.nodes < 1 {
 		return fmt.Errorf("--nodes %d: must be at least 1", f.nodes)
@@ -173,9 +183,14 @@ func runUp(ctx context.Context, out io.Writer, f *upFlags) error {
 	if os.Getenv(detachedEnv) == "" {
 		live = printer
 	}
+	var web *full.UIOptions
+	if !f.noUI {
+		web = &full.UIOptions{Port: f.uiPort}
+	}
 	l, err := full.Up(ctx, f.state(), full.Options{
 		NoSamples: f.noSamples,
 		Trace:     live,
+		UI:        web,
 		Lab: lab.Options{
 			DataDir:               f.dataDir,
 			Port:                  f.port,
@@ -202,6 +217,9 @@ func runUp(ctx context.Context, out io.Writer, f *upFlags) error {
 	}()
 	fmt.Fprintf(out, "%6.2fs  lab ready\n", time.Since(started).Seconds())
 	printUsage(out, l.Endpoint(), f.state().Kubeconfig())
+	if web := l.UI(); web != nil {
+		printUI(out, web.URL())
+	}
 	if w := l.Webhooks(); w != nil {
 		printWebhooks(out, w)
 	}
@@ -220,7 +238,12 @@ func runUp(ctx context.Context, out io.Writer, f *upFlags) error {
 		fmt.Fprintln(out, "\nWatching the cluster (Ctrl-C stops the lab):")
 		sink = timeline.Tee(printer, logged)
 	}
-	return timeline.WatchWith(ctx, l.RESTConfig(), sink, timeline.Options{AuditLog: l.Dir().AuditLog()})
+	watch := timeline.Options{AuditLog: l.Dir().AuditLog()}
+	if web := l.UI(); web != nil {
+		sink = timeline.Tee(sink, web)
+		watch.Observe = web.Observe
+	}
+	return timeline.WatchWith(ctx, l.RESTConfig(), sink, watch)
 }
 
 // flagError names the flag behind a start error a user can fix.
@@ -236,6 +259,8 @@ func flagError(err error) error {
 		return fmt.Errorf("--crds: %w", err)
 	case errors.Is(err, lab.ErrWebhooks):
 		return fmt.Errorf("--webhooks: %w", err)
+	case errors.Is(err, full.ErrUIPort):
+		return fmt.Errorf("--ui-port: %w", err)
 	case errors.Is(err, lab.ErrWorkDir):
 		return fmt.Errorf("--state-dir: %w", err)
 	}
@@ -251,6 +276,15 @@ Serve your webhooks on https://%s:%d with the certificate and key in
 
 The apiserver calls them through %s, which puts every call on the timeline.
 `, w.Host, w.Port, w.CertDir, w.Host, w.Port, w.CertDir, w.Front)
+}
+
+func printUI(out io.Writer, url string) {
+	fmt.Fprintf(out, `
+Watch it in a browser (the objects, the timeline in lanes, each object's
+history; only with this token):
+
+  %s
+`, url)
 }
 
 func printUsage(out io.Writer, endpoint, kubeconfig string) {

@@ -89,11 +89,22 @@ type remoteError struct {
 func (e *remoteError) Error() string { return e.msg }
 func (e *remoteError) Unwrap() error { return e.sentinel }
 
-// Serve serves the control socket of l in d until ctx is done. events, if
-// not nil, is streamed to clients of GET /events: what only the lab's
-// process sees (its operators' reconcile passes, the requests its
-// aggregated API server answers).
-func Serve(ctx context.Context, d Dir, l Lab, events *timeline.Broadcast) error {
+// Streams are what a lab's process streams to and from other processes
+// through its control socket.
+type Streams struct {
+	// Events, if not nil, is streamed to clients of GET /events: what only
+	// the lab's process sees (its operators' reconcile passes, the requests
+	// its aggregated API server answers).
+	Events *timeline.Broadcast
+	// Reports, if not nil, receives the report entries (one JSON object
+	// each) that the scenario runs of other processes post to POST
+	// /reports ('crdlab scenario run' against 'crdlab up'), for the web UI.
+	Reports func(json.RawMessage)
+}
+
+// Serve serves the control socket of l in d until ctx is done.
+func Serve(ctx context.Context, d Dir, l Lab, streams Streams) error {
+	events := streams.Events
 	if err := d.CheckPathLength(); err != nil {
 		return err
 	}
@@ -137,6 +148,22 @@ func Serve(ctx context.Context, d Dir, l Lab, events *timeline.Broadcast) error 
 			return
 		}
 		streamEvents(ctx, w, r, events)
+	})
+	mux.HandleFunc("POST /reports", func(w http.ResponseWriter, r *http.Request) {
+		// One JSON object per line, for as long as the run lasts.
+		dec := json.NewDecoder(r.Body)
+		for {
+			var entry json.RawMessage
+			if err := dec.Decode(&entry); err != nil {
+				if !errors.Is(err, io.EOF) {
+					writeError(w, http.StatusBadRequest, fmt.Errorf("unable to read a report entry: %w", err))
+				}
+				return
+			}
+			if streams.Reports != nil {
+				streams.Reports(entry)
+			}
+		}
 	})
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() {

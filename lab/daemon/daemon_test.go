@@ -92,7 +92,7 @@ func TestControlSocketIsOwnerOnly(t *testing.T) {
 	d := Dir(tmp)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if err := Serve(ctx, d, fakeLab{}, nil); err != nil {
+	if err := Serve(ctx, d, fakeLab{}, Streams{}); err != nil {
 		t.Fatal(err)
 	}
 	fi, err := os.Stat(d.ControlSocket())

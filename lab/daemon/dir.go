@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -61,6 +62,10 @@ func (d Dir) ControlSocket() string { return d.Path("control.sock") }
 // dials.
 func (d Dir) EgressSocket() string { return d.Path("egress.sock") }
 
+// UIToken is the file with the token of the lab's web UI, readable by its
+// owner only, as the kubeconfig is ('crdlab status' prints the URL with it).
+func (d Dir) UIToken() string { return d.Path("ui-token") }
+
 func (d Dir) statusFile() string { return d.Path("lab.json") }
 func (d Dir) pidFile() string    { return d.Path("crdlab.pid") }
 func (d Dir) lockFile() string   { return d.Path("lock") }
@@ -90,6 +95,9 @@ type Status struct {
 	// Webhooks says where to serve your own webhooks ('crdlab up
 	// --webhooks'); nil when the lab calls none of yours.
 	Webhooks *WebhookServing `json:"webhooks,omitempty"`
+	// UI is the address of the lab's web UI, without its token (UIToken);
+	// empty with 'crdlab up --no-ui'.
+	UI string `json:"ui,omitempty"`
 	Health
 }
 
@@ -209,6 +217,19 @@ func (d Dir) held() bool {
 	return false
 }
 
+// UIURL returns the address of the web UI of the lab st describes, with
+// its token, or "" when it serves none or the token cannot be read.
+func (d Dir) UIURL(st *Status) string {
+	if st == nil || st.UI == "" {
+		return ""
+	}
+	token, err := os.ReadFile(d.UIToken())
+	if err != nil {
+		return ""
+	}
+	return st.UI + "?token=" + strings.TrimSpace(string(token))
+}
+
 // WriteStatus records a ready lab: its status, its pid file and kubeconfig.
 func (d Dir) WriteStatus(st Status, kubeconfig []byte) error {
 	if err := WriteFileAtomic(d.Kubeconfig(), kubeconfig, 0o600); err != nil {
@@ -232,7 +253,7 @@ func (d Dir) UpdateStatus(st Status) error {
 
 // ClearStatus removes what WriteStatus wrote, when the lab stops.
 func (d Dir) ClearStatus() {
-	for _, f := range []string{d.statusFile(), d.pidFile(), d.Kubeconfig()} {
+	for _, f := range []string{d.statusFile(), d.pidFile(), d.Kubeconfig(), d.UIToken()} {
 		_ = os.Remove(f)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/crdlab/crdlab/lab"
 	"github.com/crdlab/crdlab/lab/daemon"
 	"github.com/crdlab/crdlab/lab/timeline"
+	"github.com/crdlab/crdlab/lab/ui"
 )
 
 // Options configures a full lab. The zero value works: a lab with every
@@ -31,7 +32,19 @@ type Options struct {
 	// process sees: the operators' reconcile passes and the aggregated API
 	// server's requests ('crdlab up' prints them; a suite collects them).
 	Trace timeline.Sink
+
+	// UI, if not nil, serves the lab's web UI (Up only; see package ui).
+	UI *UIOptions
 }
+
+// UIOptions configure the web UI of a lab of Up.
+type UIOptions struct {
+	// Port is its port on 127.0.0.1; 0: a free port.
+	Port int
+}
+
+// ErrUIPort: the web UI's port is taken.
+var ErrUIPort = ui.ErrPortInUse
 
 // Lab is a running full lab. Stop it with Stop.
 type Lab struct {
@@ -46,6 +59,7 @@ type Lab struct {
 	stateDir   daemon.Dir
 	unlock     func()
 	sampleCRDs bool
+	ui         *ui.Server
 
 	statusMu sync.Mutex
 	status   *daemon.Status // as written to the state dir, once ready
@@ -130,6 +144,14 @@ func Up(ctx context.Context, d daemon.Dir, opts Options) (_ *Lab, retErr error) 
 		return nil, fmt.Errorf("%w: %w", lab.ErrWorkDir, err)
 	}
 	started := time.Now()
+	var web *ui.Server
+	if opts.UI != nil {
+		// Before the lab boots, so that a port in use is said at once.
+		if web, err = ui.Listen(opts.UI.Port); err != nil {
+			unlock()
+			return nil, err
+		}
+	}
 	opts.Lab.WorkDir = string(d)
 	var up *Lab // the lab, once Start returned
 	var upMu sync.Mutex
@@ -148,6 +170,9 @@ func Up(ctx context.Context, d daemon.Dir, opts Options) (_ *Lab, retErr error) 
 	l, err := Start(ctx, opts)
 	if err != nil {
 		unlock()
+		if web != nil {
+			web.Close()
+		}
 		return nil, err
 	}
 	l.stateDir, l.unlock = d, unlock
@@ -158,7 +183,18 @@ func Up(ctx context.Context, d daemon.Dir, opts Options) (_ *Lab, retErr error) 
 	}()
 	serveCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	l.stopServe = cancel
-	if err := daemon.Serve(serveCtx, d, l.Lab, &l.events); err != nil {
+	streams := daemon.Streams{Events: &l.events}
+	if web != nil {
+		if err := daemon.WriteFileAtomic(d.UIToken(), []byte(web.Token()+"\n"), 0o600); err != nil {
+			web.Close()
+			return nil, err
+		}
+		l.ui = web
+		streams.Reports = web.Report
+		web.Serve(serveCtx)
+		go func() { _ = l.Events(serveCtx, web, nil) }()
+	}
+	if err := daemon.Serve(serveCtx, d, l.Lab, streams); err != nil {
 		return nil, err
 	}
 	st := daemon.Status{
@@ -169,6 +205,9 @@ func Up(ctx context.Context, d daemon.Dir, opts Options) (_ *Lab, retErr error) 
 		StartedAt:  started,
 		ReadyAt:    time.Now(),
 		Webhooks:   l.Webhooks(),
+	}
+	if web != nil {
+		st.UI = web.Address()
 	}
 	l.statusMu.Lock()
 	st.Health = l.Health()
@@ -183,6 +222,11 @@ func Up(ctx context.Context, d daemon.Dir, opts Options) (_ *Lab, retErr error) 
 	upMu.Unlock()
 	return l, nil
 }
+
+// UI is the lab's web UI, nil without Options.UI. It takes the lines of the
+// cluster's timeline (a timeline.Sink) and its objects' changes
+// (timeline.Options.Observe); the lab's own events reach it already.
+func (l *Lab) UI() *ui.Server { return l.ui }
 
 // updateHealth rewrites the state dir's status with the lab's health now,
 // so that 'crdlab status' says degraded while a process is down. Updates

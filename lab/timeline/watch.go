@@ -50,6 +50,25 @@ type Options struct {
 	// AuditLog is the apiserver's audit log (a lab's Dir().AuditLog()), read to name
 	// who deleted what. Without it, deletions by others show "?".
 	AuditLog string
+	// Observe, if not nil, is told of every object the watch holds and of
+	// every change to one, with the line the change made on the timeline:
+	// the objects themselves, for a view of the cluster that follows them
+	// (the web UI). It is called from several goroutines.
+	Observe func(Change)
+}
+
+// Change is an object the watch saw appear, change or go. Old is nil when
+// it appeared (Initial: it was there when the watch started), New is nil
+// when it was deleted. Event is the timeline line of the change; it is nil
+// for the objects found at the start and for writes of bookkeeping only
+// (resourceVersion, managedFields timestamps). The objects are the
+// informer's: read them, never change them.
+type Change struct {
+	Resource schema.GroupVersionResource
+	Kind     string
+	Old, New *unstructured.Unstructured
+	Initial  bool
+	Event    *Event
 }
 
 // WatchWith is Watch with options.
@@ -65,7 +84,7 @@ func WatchWith(ctx context.Context, cfg *rest.Config, sink Sink, opts Options) e
 	if err != nil {
 		return fmt.Errorf("unable to create a discovery client for %s: %w", cfg.Host, err)
 	}
-	w := &watcher{dyn: dyn, sink: &serialSink{sink: sink}, watching: sets.New[schema.GroupVersionResource]()}
+	w := &watcher{dyn: dyn, sink: &serialSink{sink: sink}, observe: opts.Observe, watching: sets.New[schema.GroupVersionResource]()}
 	if opts.AuditLog != "" {
 		w.audit = followAudit(ctx, opts.AuditLog)
 	}
@@ -96,6 +115,7 @@ type watcher struct {
 	synced   []cache.InformerSynced
 	dyn      dynamic.Interface
 	sink     Sink
+	observe  func(Change)
 	watching sets.Set[schema.GroupVersionResource]
 }
 
@@ -126,7 +146,7 @@ func (w *watcher) discover(ctx context.Context, disc discovery.DiscoveryInterfac
 				!sets.New(r.Verbs...).HasAll("list", "watch") {
 				continue
 			}
-			w.watch(ctx, gvr, w.objectHandler(r.Kind, gvr.Resource))
+			w.watch(ctx, gvr, w.objectHandler(r.Kind, gvr))
 		}
 	}
 }
@@ -139,19 +159,31 @@ func (w *watcher) watch(ctx context.Context, gvr schema.GroupVersionResource, h 
 	go inf.RunWithContext(ctx)
 }
 
-// record records e. A deletion whose author the audit log must name is
-// recorded once the log has said, or has not within its wait, without
-// holding up the events after it: a 'crdlab reset' deletes hundreds of
-// objects at once, by no request the audit log would show.
-func (w *watcher) record(e Event, resource string) {
+// record records e, the line of change c, and tells the observer of c. A
+// deletion whose author the audit log must name is recorded once the log
+// has said, or has not within its wait, without holding up the events
+// after it: a 'crdlab reset' deletes hundreds of objects at once, by no
+// request the audit log would show.
+func (w *watcher) record(e Event, c Change) {
 	if w.audit == nil || e.Verb != Delete || e.Actor != "?" {
 		w.sink.Record(e)
+		w.tell(c, &e)
 		return
 	}
 	go func() {
-		w.deleter(&e, resource)
+		w.deleter(&e, c.Resource.Resource)
 		w.sink.Record(e)
+		w.tell(c, &e)
 	}()
+}
+
+// tell tells the observer, if any, of c with its line e (nil: none).
+func (w *watcher) tell(c Change, e *Event) {
+	if w.observe == nil {
+		return
+	}
+	c.Event = e
+	w.observe(c)
 }
 
 // deleter names who deleted the object of e, from the audit log.
@@ -164,11 +196,18 @@ func (w *watcher) deleter(e *Event, resource string) {
 	}
 }
 
-func (w *watcher) objectHandler(kind, resource string) cache.ResourceEventHandler {
+func (w *watcher) objectHandler(kind string, gvr schema.GroupVersionResource) cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerDetailedFuncs{
 		AddFunc: func(obj any, initial bool) {
-			if u, ok := obj.(*unstructured.Unstructured); ok && !initial {
-				w.sink.Record(objectEvent(Create, kind, u))
+			u, ok := obj.(*unstructured.Unstructured)
+			switch {
+			case !ok:
+			case initial:
+				w.tell(Change{Resource: gvr, Kind: kind, New: u, Initial: true}, nil)
+			default:
+				e := objectEvent(Create, kind, u)
+				w.sink.Record(e)
+				w.tell(Change{Resource: gvr, Kind: kind, New: u}, &e)
 			}
 		},
 		UpdateFunc: func(oldObj, newObj any) {
@@ -177,8 +216,11 @@ func (w *watcher) objectHandler(kind, resource string) cache.ResourceEventHandle
 			if !ok1 || !ok2 || old.GetResourceVersion() == cur.GetResourceVersion() {
 				return // a resync, not a change
 			}
+			c := Change{Resource: gvr, Kind: kind, Old: old, New: cur}
 			if e, changed := updateEvent(kind, old, cur); changed {
-				w.record(e, resource)
+				w.record(e, c)
+			} else {
+				w.tell(c, nil)
 			}
 		},
 		DeleteFunc: func(obj any) {
@@ -186,7 +228,7 @@ func (w *watcher) objectHandler(kind, resource string) cache.ResourceEventHandle
 				obj = t.Obj
 			}
 			if u, ok := obj.(*unstructured.Unstructured); ok {
-				w.record(objectEvent(Delete, kind, u), resource)
+				w.record(objectEvent(Delete, kind, u), Change{Resource: gvr, Kind: kind, Old: u})
 			}
 		},
 	}

@@ -1,0 +1,299 @@
+package ui
+
+import (
+	"encoding/json"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/crdlab/crdlab/lab/timeline"
+)
+
+// Bounds of what the UI keeps in memory.
+const (
+	maxEvents    = 2000 // timeline lines, for a page that opens later
+	maxReports   = 1000 // report entries of scenario runs
+	maxRevisions = 30   // changes kept per object
+	maxGone      = 300  // deleted objects whose page is kept
+)
+
+// record is an object the UI follows: its box, its latest version and its
+// history of changes.
+type record struct {
+	summary   Summary
+	obj       *unstructured.Unstructured // latest (the last seen, once gone)
+	revisions []revision                 // oldest first
+	dropped   int                        // older revisions not kept
+}
+
+// revision is one change of an object.
+type revision struct {
+	Time   time.Time `json:"time"`
+	Actor  string    `json:"actor"`
+	Verb   string    `json:"verb"`
+	Detail string    `json:"detail,omitempty"`
+	// obj is the object after the change (nil for a deletion).
+	obj *unstructured.Unstructured
+}
+
+// message is one message of the stream to the page.
+type message struct {
+	Type    string            `json:"type"` // snapshot, object, event, report
+	Object  *Summary          `json:"object,omitempty"`
+	Event   *timeline.Event   `json:"event,omitempty"`
+	Report  json.RawMessage   `json:"report,omitempty"`
+	Objects []Summary         `json:"objects,omitempty"`
+	Events  []timeline.Event  `json:"events,omitempty"`
+	Reports []json.RawMessage `json:"reports,omitempty"`
+}
+
+// store holds what the page shows and hands every change to subscribers.
+type store struct {
+	mu      sync.Mutex
+	objects map[string]*record // by UID
+	gone    []string           // UIDs of deleted objects, oldest first
+	events  []timeline.Event
+	reports []json.RawMessage
+	subs    map[chan []byte]struct{}
+}
+
+func newStore() *store {
+	return &store{objects: map[string]*record{}, subs: map[chan []byte]struct{}{}}
+}
+
+// observe takes a change from the timeline's watch.
+func (s *store) observe(c timeline.Change) {
+	cur := c.New
+	if cur == nil {
+		cur = c.Old
+	}
+	if cur == nil {
+		return
+	}
+	uid := string(cur.GetUID())
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.objects[uid]
+	if r == nil {
+		r = &record{}
+		s.objects[uid] = r
+	}
+	r.obj = cur
+	sum := summarize(c.Kind, c.Resource.Resource, cur)
+	if c.New == nil {
+		sum.Gone = true
+		s.gone = append(s.gone, uid)
+		if len(s.gone) > maxGone {
+			delete(s.objects, s.gone[0])
+			s.gone = s.gone[1:]
+		}
+	}
+	switch {
+	case c.Initial:
+		r.revisions = append(r.revisions, revision{Time: cur.GetCreationTimestamp().Time, Actor: firstManager(cur), Verb: "EXISTED", obj: cur})
+	case c.Event != nil:
+		rev := revision{Time: c.Event.Time, Actor: c.Event.Actor, Verb: c.Event.Verb, Detail: c.Event.Detail, obj: c.New}
+		r.revisions = append(r.revisions, rev)
+	}
+	if n := len(r.revisions) - maxRevisions; n > 0 {
+		r.revisions = append(r.revisions[:0:0], r.revisions[n:]...)
+		r.dropped += n
+	}
+	sum.Changes = len(r.revisions) + r.dropped
+	r.summary = sum
+	s.publish(message{Type: "object", Object: &sum})
+}
+
+// firstManager names who created obj, from its oldest managedFields entry.
+func firstManager(obj *unstructured.Unstructured) string {
+	mf := obj.GetManagedFields()
+	if len(mf) == 0 {
+		return "?"
+	}
+	first := mf[0]
+	for _, e := range mf[1:] {
+		if e.Time != nil && first.Time != nil && e.Time.Before(first.Time) {
+			first = e
+		}
+	}
+	return timeline.Actor(first.Manager)
+}
+
+// record takes a timeline line.
+func (s *store) record(e timeline.Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.events = append(s.events, e)
+	if n := len(s.events) - maxEvents; n > 0 {
+		s.events = append(s.events[:0:0], s.events[n:]...)
+	}
+	s.publish(message{Type: "event", Event: &e})
+}
+
+// report takes a report entry of a scenario run.
+func (s *store) report(entry json.RawMessage) {
+	var head struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(entry, &head) != nil || head.Type == "event" {
+		return // the timeline has its lines already
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reports = append(s.reports, entry)
+	if n := len(s.reports) - maxReports; n > 0 {
+		s.reports = append(s.reports[:0:0], s.reports[n:]...)
+	}
+	s.publish(message{Type: "report", Report: entry})
+}
+
+// publish sends m to every subscriber; s.mu is held. A subscriber that
+// does not keep up is dropped (its page reconnects and starts from a new
+// snapshot) rather than slowing the lab down.
+func (s *store) publish(m message) {
+	if len(s.subs) == 0 {
+		return
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return
+	}
+	for ch := range s.subs {
+		select {
+		case ch <- b:
+		default:
+			delete(s.subs, ch)
+			close(ch)
+		}
+	}
+}
+
+// subscribe returns the snapshot of now and the messages after it, until
+// cancel or until the subscriber falls behind (the channel closes).
+func (s *store) subscribe() (snapshot []byte, ch chan []byte, cancel func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	snapshot, _ = json.Marshal(s.snapshotLocked())
+	ch = make(chan []byte, 4096)
+	s.subs[ch] = struct{}{}
+	return snapshot, ch, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if _, ok := s.subs[ch]; ok {
+			delete(s.subs, ch)
+			close(ch)
+		}
+	}
+}
+
+func (s *store) snapshot() message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.snapshotLocked()
+}
+
+func (s *store) snapshotLocked() message {
+	m := message{Type: "snapshot", Objects: []Summary{}, Events: append([]timeline.Event{}, s.events...), Reports: append([]json.RawMessage{}, s.reports...)}
+	for _, r := range s.objects {
+		m.Objects = append(m.Objects, r.summary)
+	}
+	return m
+}
+
+// Page is an object's page: its box, its YAML now, who manages which of
+// its fields, and its changes with who made each and the diff.
+type Page struct {
+	Summary  Summary      `json:"summary"`
+	YAML     string       `json:"yaml"`
+	Managers []Manager    `json:"managers"`
+	History  []PageChange `json:"history"`
+	Dropped  int          `json:"dropped,omitempty"` // older changes not kept
+}
+
+// Manager is an entry of the object's managedFields.
+type Manager struct {
+	Manager     string `json:"manager"`
+	Actor       string `json:"actor"`
+	Operation   string `json:"operation"`
+	Subresource string `json:"subresource,omitempty"`
+	Time        string `json:"time,omitempty"`
+}
+
+// PageChange is a change on an object's page, newest first.
+type PageChange struct {
+	revision
+	Diff string `json:"diff,omitempty"`
+}
+
+// page returns the page of the object uid, or false.
+func (s *store) page(uid string) (Page, bool) {
+	s.mu.Lock()
+	r, ok := s.objects[uid]
+	var revs []revision
+	var p Page
+	if ok {
+		revs = append(revs, r.revisions...)
+		p = Page{Summary: r.summary, Dropped: r.dropped}
+		p.YAML = toYAML(r.obj, false)
+		for _, e := range r.obj.GetManagedFields() {
+			p.Managers = append(p.Managers, manager(e))
+		}
+	}
+	s.mu.Unlock()
+	if !ok {
+		return Page{}, false
+	}
+	// Diffs are made on demand: most changes are never looked at.
+	prev := ""
+	for i, rev := range revs {
+		cur := ""
+		if rev.obj != nil {
+			cur = toYAML(rev.obj, true)
+		}
+		pc := PageChange{revision: rev}
+		switch {
+		case rev.Verb == "EXISTED":
+		case i == 0 && p.Dropped > 0 && rev.obj != nil:
+			// The version before it is not kept.
+		case rev.obj != nil:
+			pc.Diff = unifiedDiff(prev, cur)
+		}
+		if rev.obj != nil {
+			prev = cur
+		}
+		p.History = append(p.History, pc)
+	}
+	for i, j := 0, len(p.History)-1; i < j; i, j = i+1, j-1 {
+		p.History[i], p.History[j] = p.History[j], p.History[i]
+	}
+	return p, true
+}
+
+func manager(e metav1.ManagedFieldsEntry) Manager {
+	m := Manager{Manager: e.Manager, Actor: timeline.Actor(e.Manager), Operation: string(e.Operation), Subresource: e.Subresource}
+	if e.Time != nil {
+		m.Time = e.Time.UTC().Format(time.RFC3339)
+	}
+	return m
+}
+
+// toYAML renders obj without its managedFields (the page lists them apart);
+// for a diff also without its resourceVersion, which every write changes.
+func toYAML(obj *unstructured.Unstructured, forDiff bool) string {
+	if obj == nil {
+		return ""
+	}
+	o := obj.DeepCopy()
+	unstructured.RemoveNestedField(o.Object, "metadata", "managedFields")
+	if forDiff {
+		unstructured.RemoveNestedField(o.Object, "metadata", "resourceVersion")
+	}
+	b, err := yaml.Marshal(o.Object)
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
+}

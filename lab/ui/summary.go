@@ -1,0 +1,167 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Summary is an object as a box of the graph shows it.
+type Summary struct {
+	UID        string   `json:"uid"`
+	APIVersion string   `json:"apiVersion"`
+	Kind       string   `json:"kind"`
+	Resource   string   `json:"resource"`
+	Namespace  string   `json:"namespace,omitempty"`
+	Name       string   `json:"name"`
+	Owners     []string `json:"owners,omitempty"` // UIDs of its ownerReferences
+	Node       string   `json:"node,omitempty"`   // a Pod's node
+	State      string   `json:"state"`            // "Running, Ready", "Ready 2/3", "Terminating"...
+	Level      string   `json:"level"`            // ok, progress, bad: the box's colour
+	Finalizers []string `json:"finalizers,omitempty"`
+	Deleting   bool     `json:"deleting,omitempty"`
+	Gone       bool     `json:"gone,omitempty"` // deleted; its page stays
+	Changes    int      `json:"changes"`        // changes seen since the UI started
+}
+
+// Levels of Summary.Level.
+const (
+	levelOK       = "ok"
+	levelProgress = "progress"
+	levelBad      = "bad"
+)
+
+// summarize describes u, an object of kind.
+func summarize(kind, resource string, u *unstructured.Unstructured) Summary {
+	s := Summary{
+		UID:        string(u.GetUID()),
+		APIVersion: u.GetAPIVersion(),
+		Kind:       kind,
+		Resource:   resource,
+		Namespace:  u.GetNamespace(),
+		Name:       u.GetName(),
+		Finalizers: u.GetFinalizers(),
+		Deleting:   u.GetDeletionTimestamp() != nil,
+	}
+	for _, o := range u.GetOwnerReferences() {
+		s.Owners = append(s.Owners, string(o.UID))
+	}
+	s.State, s.Level = state(kind, u)
+	if s.Deleting {
+		s.State, s.Level = "Terminating", levelBad
+		if len(s.Finalizers) > 0 {
+			s.State += ", held by finalizer " + strings.Join(s.Finalizers, ", ")
+		}
+	}
+	if kind == "Pod" {
+		s.Node, _, _ = unstructured.NestedString(u.Object, "spec", "nodeName")
+	}
+	return s
+}
+
+func state(kind string, u *unstructured.Unstructured) (string, string) {
+	o := u.Object
+	str := func(path ...string) string { v, _, _ := unstructured.NestedString(o, path...); return v }
+	num := func(path ...string) int64 { v, _, _ := unstructured.NestedInt64(o, path...); return v }
+	replicas := func() (string, string) {
+		want := int64(1)
+		if v, found, _ := unstructured.NestedInt64(o, "spec", "replicas"); found {
+			want = v
+		}
+		ready := num("status", "readyReplicas")
+		level := levelOK
+		if ready != want {
+			level = levelProgress
+		}
+		return fmt.Sprintf("Ready %d/%d", ready, want), level
+	}
+	switch kind {
+	case "Pod":
+		phase := str("status", "phase")
+		switch {
+		case phase == "Failed":
+			return "Failed", levelBad
+		case phase == "Succeeded":
+			return "Succeeded", levelOK
+		case str("spec", "nodeName") == "":
+			return "Pending, not scheduled", levelProgress
+		case condition(o, "Ready") == "True":
+			return phase + ", Ready", levelOK
+		case phase == "":
+			return "Pending", levelProgress
+		}
+		return phase + ", not Ready", levelProgress
+	case "Node":
+		s, level := "NotReady", levelBad
+		if condition(o, "Ready") == "True" {
+			s, level = "Ready", levelOK
+		}
+		if v, _, _ := unstructured.NestedBool(o, "spec", "unschedulable"); v {
+			s += ", SchedulingDisabled"
+		}
+		return s, level
+	case "Deployment", "ReplicaSet", "StatefulSet", "ReplicationController":
+		return replicas()
+	case "DaemonSet":
+		want, ready := num("status", "desiredNumberScheduled"), num("status", "numberReady")
+		if want == ready {
+			return fmt.Sprintf("Ready %d/%d", ready, want), levelOK
+		}
+		return fmt.Sprintf("Ready %d/%d", ready, want), levelProgress
+	case "Job":
+		switch {
+		case condition(o, "Complete") == "True":
+			return "Complete", levelOK
+		case condition(o, "Failed") == "True":
+			return "Failed", levelBad
+		}
+		return fmt.Sprintf("Active %d, succeeded %d", num("status", "active"), num("status", "succeeded")), levelProgress
+	case "Namespace", "PersistentVolumeClaim", "PersistentVolume":
+		if p := str("status", "phase"); p != "" && p != "Active" && p != "Bound" {
+			return p, levelProgress
+		}
+		return str("status", "phase"), levelOK
+	case "Service":
+		t := str("spec", "type")
+		if ip := str("spec", "clusterIP"); ip != "" {
+			t += " " + ip
+		}
+		return t, levelOK
+	}
+	// A custom resource, or another kind: its phase, else its Ready
+	// condition, else its replicas, if it has any.
+	if p := str("status", "phase"); p != "" {
+		level := levelOK
+		switch strings.ToLower(p) {
+		case "failed", "error", "degraded":
+			level = levelBad
+		case "pending", "creating", "progressing", "scaling":
+			level = levelProgress
+		}
+		return p, level
+	}
+	switch condition(o, "Ready") {
+	case "True":
+		return "Ready", levelOK
+	case "False":
+		return "not Ready", levelProgress
+	}
+	if _, found, _ := unstructured.NestedInt64(o, "spec", "replicas"); found {
+		return replicas()
+	}
+	return "", levelOK
+}
+
+// condition returns the status of the condition of type t, or "".
+func condition(o map[string]any, t string) string {
+	conds, _, _ := unstructured.NestedSlice(o, "status", "conditions")
+	for _, c := range conds {
+		m, ok := c.(map[string]any)
+		if ok && m["type"] == t {
+			s, _ := m["status"].(string)
+			return s
+		}
+	}
+	return ""
+}
