@@ -70,10 +70,16 @@ vet: ## Run go vet.
 	$(GO) vet ./...
 
 .PHONY: test-deps
-test-deps: ## Install what the tests need: Debian's kubectl.
+test-deps: ## Install what the tests need: Debian's kubectl, and Debian's chromium for the web UI's browser test.
 	@command -v $(KUBECTL) >/dev/null 2>&1 || { \
 		echo "installing Debian's kubectl"; \
 		apt-get update -qq && (apt-get install -y -qq kubectl || apt-get install -y -qq kubernetes-client); }
+	@# The browser test skips, saying so, where chromium cannot be installed;
+	@# a CJK font shows the seed's Chinese terms in its screenshot.
+	@command -v chromium >/dev/null 2>&1 || { \
+		echo "installing Debian's chromium (the web UI's browser test)"; \
+		apt-get update -qq && apt-get install -y -qq chromium fonts-wqy-zenhei || \
+		echo "chromium could not be installed: TestWebUIInABrowser will skip"; }
 
 .PHONY: test
 test: test-deps verify-manifests ## Run every test: unit, integration (real apiserver), CLI, and the modules of users' suites.

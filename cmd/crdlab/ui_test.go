@@ -325,7 +325,8 @@ func TestWebUIInABrowser(t *testing.T) {
 	// Back to default for the picture: the Deployment, its ReplicaSet and
 	// Pods on their nodes, a Pod's page open.
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { const ns = document.getElementById("ns");
-		ns.value = "default"; return ns.dispatchEvent(new Event("change")); })()`)); err != nil {
+		ns.value = "default"; ns.dispatchEvent(new Event("change"));
+		const w = document.getElementById("window"); w.value = "10000"; return w.dispatchEvent(new Event("change")); })()`)); err != nil {
 		t.Fatal(err)
 	}
 	shot := func(name string) {

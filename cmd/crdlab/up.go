@@ -70,7 +70,14 @@ where to serve (docs/admission.md).
 
 When the apiserver is ready, the admin kubeconfig is written to
 <state-dir>/kubeconfig and up stays in the foreground, showing what happens
-in the cluster, until Ctrl-C. With -d it returns once the lab is ready and
+in the cluster, until Ctrl-C.
+
+It also serves a web UI on 127.0.0.1 and prints its URL, which carries a
+token ('crdlab status' shows it again): the objects as a graph of
+ownerReferences down to the node each Pod runs on, the timeline in lanes
+per actor, each object's YAML, managers and history of changes with their
+diffs, and the scenario that runs against the lab (docs/ui.md). --ui-port
+picks its port, --no-ui turns it off. With -d it returns once the lab is ready and
 leaves it running in the background; 'crdlab down' stops it.
 
 etcd's data is removed when the lab stops, unless --data-dir names a

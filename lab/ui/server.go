@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/crdlab/crdlab/lab/timeline"
@@ -43,7 +44,7 @@ type Server struct {
 func Listen(port int) (*Server, error) {
 	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 	if err != nil {
-		if port != 0 && strings.Contains(err.Error(), "address already in use") {
+		if errors.Is(err, syscall.EADDRINUSE) {
 			return nil, fmt.Errorf("%w: 127.0.0.1:%d serves something else already", ErrPortInUse, port)
 		}
 		return nil, fmt.Errorf("unable to listen on 127.0.0.1:%d: %w", port, err)

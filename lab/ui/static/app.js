@@ -271,12 +271,12 @@ function appendEvent(e) {
   while (list.childElementCount > 500) list.lastElementChild.remove();
 }
 
-const WINDOW_MS = 60000, LABEL_W = 170, LANE_H = 18;
+const LABEL_W = 170, LANE_H = 18;
 
 function renderLanes() {
   const svg = $("lanes");
   const width = svg.clientWidth || 800;
-  const now = Date.now();
+  const now = Date.now(), WINDOW_MS = Number($("window").value);
   const recent = state.events.filter((e) => now - Date.parse(e.time) < WINDOW_MS && matches(e));
   const lanes = [...new Set(recent.map((e) => e.actor))].sort();
   const parts = [];
@@ -306,7 +306,7 @@ function renderLanes() {
   if (lanes.length === 0) {
     const t = document.createElementNS(SVG, "text");
     t.setAttribute("x", 4); t.setAttribute("y", 14); t.setAttribute("class", "lane-label");
-    t.textContent = "lanes per actor: nothing happened in the last minute";
+    t.textContent = "lanes per actor: nothing happened in this window";
     parts.push(t);
   }
   svg.replaceChildren(...parts);
@@ -453,6 +453,7 @@ function renderScenario() {
 
 $("ns").addEventListener("change", (e) => selectNamespace(e.target.value));
 $("allkinds").addEventListener("change", schedule);
+$("window").addEventListener("change", schedule);
 for (const id of ["actor", "nsonly"]) $(id).addEventListener("change", () => { renderEvents(); schedule(); });
 $("objfilter").addEventListener("input", () => { renderEvents(); schedule(); });
 $("clear").addEventListener("click", () => { $("actor").value = ""; $("objfilter").value = ""; renderEvents(); schedule(); });
