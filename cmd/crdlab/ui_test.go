@@ -179,6 +179,10 @@ func TestWebUIInABrowser(t *testing.T) {
 		return nil
 	})
 
+	if shown, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`getComputedStyle(document.getElementById("scenario-pane")).display !== "none"`)); err != nil || shown {
+		t.Errorf("the scenario pane shows (%v) before any scenario ran", err)
+	}
+
 	c.kubectl("", "create", "deployment", "web", "--image=nginx", "--replicas=3")
 	var pods []graphBox
 	nodeUID := map[string]string{}
@@ -306,7 +310,7 @@ func TestWebUIInABrowser(t *testing.T) {
 			Text   string
 			NS     string
 		}
-		pane, err := chromedp.Run(ctx, chromedp.Evaluate[scenarioPane](`({Hidden: document.getElementById("scenario-pane").hidden,
+		pane, err := chromedp.Run(ctx, chromedp.Evaluate[scenarioPane](`({Hidden: getComputedStyle(document.getElementById("scenario-pane")).display === "none",
 			Text: document.getElementById("scenario").innerText, NS: document.getElementById("ns").value})`))
 		if err != nil {
 			return err

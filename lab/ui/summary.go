@@ -141,16 +141,31 @@ func state(kind string, u *unstructured.Unstructured) (string, string) {
 		}
 		return p, level
 	}
-	switch condition(o, "Ready") {
-	case "True":
-		return "Ready", levelOK
-	case "False":
-		return "not Ready", levelProgress
+	for _, t := range []string{"Ready", "Available"} {
+		switch condition(o, t) {
+		case "True":
+			return withMessage(t, o, t), levelOK
+		case "False", "Unknown":
+			return withMessage("not "+t, o, t), levelProgress
+		}
 	}
 	if _, found, _ := unstructured.NestedInt64(o, "spec", "replicas"); found {
 		return replicas()
 	}
 	return "", levelOK
+}
+
+// withMessage adds the message of the condition of type t to s.
+func withMessage(s string, o map[string]any, t string) string {
+	conds, _, _ := unstructured.NestedSlice(o, "status", "conditions")
+	for _, c := range conds {
+		if m, ok := c.(map[string]any); ok && m["type"] == t {
+			if msg, _ := m["message"].(string); msg != "" {
+				return s + ": " + msg
+			}
+		}
+	}
+	return s
 }
 
 // condition returns the status of the condition of type t, or "".

@@ -191,7 +191,9 @@ func TestSummaries(t *testing.T) {
 		{"Node", obj("Node", map[string]any{"status": map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "Unknown"}}}}), "NotReady", levelBad},
 		{"Job", obj("Job", map[string]any{"status": map[string]any{"conditions": []any{map[string]any{"type": "Complete", "status": "True"}}}}), "Complete", levelOK},
 		{"RedisCluster", terminating, "Terminating, held by finalizer samples.crdlab.dev/backup", levelBad},
-		{"WebApp", obj("WebApp", map[string]any{"status": map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "False"}}}}), "not Ready", levelProgress},
+		{"WebApp", obj("WebApp", map[string]any{"spec": map[string]any{"replicas": int64(2)}, "status": map[string]any{"conditions": []any{
+			map[string]any{"type": "Available", "status": "True", "message": "2/2 replicas available"}}}}), "Available: 2/2 replicas available", levelOK},
+		{"Thing", obj("Thing", map[string]any{"status": map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "False"}}}}), "not Ready", levelProgress},
 	} {
 		s := summarize(tc.kind, "r", tc.u)
 		if s.State != tc.state || s.Level != tc.lvl {

@@ -103,7 +103,7 @@ function selectNamespace(ns) {
 
 // ---------- the graph ----------
 
-const BOX_W = 220, BOX_H = 48, COL = 260, ROW = 58;
+const BOX_W = 210, BOX_H = 48, COL = 245, ROW = 58;
 
 function visible(o) {
   if (o.gone) return false;
@@ -140,7 +140,10 @@ function renderGraph() {
     seen.add(o.uid);
     depthMax = Math.max(depthMax, depth);
     pos.set(o.uid, { x: 10 + depth * COL, y: 10 + row * ROW });
-    const kids = (children.get(o.uid) || []).sort(cmp);
+    // Children without children of their own first: one long edge to a
+    // big subtree rather than many past it.
+    const leaf = (k) => (children.has(k.uid) ? 1 : 0);
+    const kids = (children.get(o.uid) || []).sort((a, b) => leaf(a) - leaf(b) || cmp(a, b));
     if (kids.length === 0) { row++; return; }
     for (const k of kids) place(k, depth + 1, seen);
   };
@@ -148,7 +151,7 @@ function renderGraph() {
   for (const r of roots) place(r, 0, seen);
 
   const nodes = [...state.objects.values()].filter((o) => o.kind === "Node" && !o.gone).sort((a, b) => a.name.localeCompare(b.name));
-  const nodeX = 10 + (depthMax + 1) * COL + 60;
+  const nodeX = 10 + (depthMax + 1) * COL + 40;
   nodes.forEach((n, i) => pos.set(n.uid, { x: nodeX, y: 10 + i * ROW }));
   const nodeByName = new Map(nodes.map((n) => [n.name, n]));
 
