@@ -10,8 +10,12 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/crdlab/crdlab/lab"
@@ -46,6 +50,10 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	DeferCleanup(func() {
 		Expect(shared.Stop()).To(Succeed())
 	})
+	// Ready means RBAC works, with the bootstrap roles and bindings, at
+	// once: the apiserver's bootstrap hooks report done when they find them
+	// (lab/multicall/apiserver.go), not after their 1 s poll.
+	expectBootstrapRBAC(ctx, shared.RESTConfig())
 	// Ready means served: the aggregated groups answer through the
 	// aggregator at once, not after its informer catches up.
 	dc := discovery.NewDiscoveryClientForConfigOrDie(shared.RESTConfig())
@@ -55,6 +63,36 @@ var _ = BeforeSuite(func(ctx context.Context) {
 		Expect(code).To(Equal(http.StatusOK), "%s right after Start", name)
 	}
 }, NodeTimeout(120e9))
+
+// expectBootstrapRBAC checks that the RBAC authorizer answers with the
+// bootstrap policy: the scheduler may list Pods, the deployment controller
+// create ReplicaSets, any authenticated user read discovery, and a user
+// bound to nothing may not list Pods.
+func expectBootstrapRBAC(ctx context.Context, cfg *rest.Config) {
+	GinkgoHelper()
+	sar := kubernetes.NewForConfigOrDie(cfg).AuthorizationV1().SubjectAccessReviews()
+	for _, tc := range []struct {
+		user    string
+		groups  []string
+		attrs   *authorizationv1.ResourceAttributes
+		path    string
+		allowed bool
+	}{
+		{user: "system:kube-scheduler", attrs: &authorizationv1.ResourceAttributes{Verb: "list", Resource: "pods"}, allowed: true},
+		{user: "system:serviceaccount:kube-system:deployment-controller", groups: []string{"system:serviceaccounts", "system:authenticated"},
+			attrs: &authorizationv1.ResourceAttributes{Verb: "create", Group: "apps", Resource: "replicasets", Namespace: "default"}, allowed: true},
+		{user: "alice", groups: []string{"system:authenticated"}, path: "/apis", allowed: true},
+		{user: "alice", groups: []string{"system:authenticated"}, attrs: &authorizationv1.ResourceAttributes{Verb: "list", Resource: "pods", Namespace: "default"}},
+	} {
+		review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{User: tc.user, Groups: tc.groups, ResourceAttributes: tc.attrs}}
+		if tc.path != "" {
+			review.Spec.NonResourceAttributes = &authorizationv1.NonResourceAttributes{Verb: "get", Path: tc.path}
+		}
+		got, err := sar.Create(ctx, review, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got.Status.Allowed).To(Equal(tc.allowed), "%s %+v %s right after Start: %s", tc.user, tc.attrs, tc.path, got.Status.Reason)
+	}
+}
 
 func nameOf(name string) types.NamespacedName { return types.NamespacedName{Name: name} }
 

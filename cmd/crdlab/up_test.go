@@ -551,3 +551,31 @@ func writeTemp(t *testing.T, content string) string {
 	}
 	return path
 }
+
+// TestRBACWorksTheMomentALabIsReady: 'up -d' returns when the apiserver's
+// bootstrap hooks found the bootstrap RBAC policy (not after their 1 s
+// poll); at that moment RBAC authorizes with it, as Debian's kubectl sees.
+func TestRBACWorksTheMomentALabIsReady(t *testing.T) {
+	c := newCLI(t)
+	c.mustRun("up", "-d", "--components", "none", "--no-samples", "--no-ui")
+	defer c.mustRun("down")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"auth", "can-i", "list", "pods", "--as", "system:kube-scheduler"}, "yes"},
+		{[]string{"auth", "can-i", "create", "replicasets.apps", "-n", "default", "--as", "system:serviceaccount:kube-system:deployment-controller"}, "yes"},
+		{[]string{"auth", "can-i", "get", "/apis", "--as", "alice"}, "yes"},
+		{[]string{"auth", "can-i", "list", "pods", "-n", "default", "--as", "alice"}, "no"},
+	} {
+		cmd := exec.Command("kubectl", tc.args...)
+		cmd.Env = append(os.Environ(), "KUBECONFIG="+daemon.Dir(c.stateDir).Kubeconfig())
+		out, _ := cmd.CombinedOutput() // can-i exits 1 for "no"
+		if got := strings.TrimSpace(string(out)); got != tc.want {
+			t.Errorf("kubectl %s: %q, want %q", strings.Join(tc.args, " "), got, tc.want)
+		}
+	}
+	if log, err := os.ReadFile(daemon.Dir(c.stateDir).Log("kube-apiserver")); err != nil || strings.Count(string(log), "bootstrap objects found") != 2 {
+		t.Errorf("the apiserver's log does not say both bootstrap hooks found their objects (%v)", err)
+	}
+}

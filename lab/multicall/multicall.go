@@ -20,7 +20,6 @@ import (
 	kubectlcmd "k8s.io/kubectl/pkg/cmd"
 	"k8s.io/kubectl/pkg/cmd/plugin"
 	kubectlutil "k8s.io/kubectl/pkg/cmd/util"
-	kubeapiserver "k8s.io/kubernetes/cmd/kube-apiserver/app"
 	kubecontrollermanager "k8s.io/kubernetes/cmd/kube-controller-manager/app"
 	kubescheduler "k8s.io/kubernetes/cmd/kube-scheduler/app"
 
@@ -48,7 +47,7 @@ var components = map[string]func(args []string) int{
 		etcdmain.Main(args) // exits the process itself when etcd stops
 		return 0
 	},
-	KubeAPIServer: func([]string) int { return cli.Run(kubeapiserver.NewAPIServerCommand()) },
+	KubeAPIServer: func([]string) int { return cli.Run(newAPIServerCommand()) },
 	KubeControllerManager: func([]string) int {
 		return cli.Run(kubecontrollermanager.NewControllerManagerCommand())
 	},
