@@ -20,7 +20,9 @@ cleanup() {
 	rm -rf "$state"
 }
 trap cleanup EXIT
-"$crdlab" --state-dir "$state" up -d | head -2
+# Not piped into head: head's exit would kill up -d's later lines (SIGPIPE).
+"$crdlab" --state-dir "$state" up -d >"$out/up.log"
+head -2 "$out/up.log"
 assets=$("$crdlab" envtest)
 args=(
 	--kubeconfig "$state/kubeconfig"
