@@ -151,9 +151,8 @@ standalone: ## Build standalone etcd and kube-apiserver into bin/standalone: the
 	$(GO) build -o bin/standalone/kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver
 
 .PHONY: bench
-bench: build standalone ## Benchmarks, side by side in one run: boot against plain envtest, RSS, loop latencies, 10,000 Users and 50 watchers, Reset and attach against envtest per spec.
+bench: build standalone ## Benchmarks, side by side in one run: boot, stop and PSS against plain envtest, the loops (delete → Ready, 0 → 1000 Pods), 10,000 Users and 50 watchers, Reset and attach against envtest per spec.
 	CRDLAB_STANDALONE_ASSETS=$(CURDIR)/bin/standalone $(GO) test -vet=off -run '^$$' -bench Boot -benchtime 5x -timeout 60m ./lab/
-	$(GO) test -vet=off -run '^$$' -bench Workloads -benchtime 1x -timeout 60m ./lab/
 	CRDLAB_STANDALONE_ASSETS=$(CURDIR)/bin/standalone $(GO) test -vet=off -run '^$$' -bench Users -benchtime 1x -timeout 60m ./lab/
 	$(GO) test -vet=off -run '^$$' -bench 'WebApps|RedisClusters' -benchtime 1x -timeout 60m ./controllers/
 	cd docs/examples/guestbook-operator && CRDLAB_BINARY=$(CURDIR)/$(BIN) KUBEBUILDER_ASSETS=$(CURDIR)/bin/standalone \
