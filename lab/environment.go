@@ -136,6 +136,9 @@ func (l *Lab) environment(crds []*apiextensionsv1.CustomResourceDefinition) (*en
 	}
 	args := api.Configure()
 	onLoopback(api)
+	if err := l.prepareEarlyStart(api); err != nil {
+		return nil, err
+	}
 	if self {
 		tuneAPIServer(api)
 	}

@@ -24,6 +24,7 @@ func kubeconfigFor(cfg *rest.Config) ([]byte, error) {
 	kc.AuthInfos[kubeconfigName] = &clientcmdapi.AuthInfo{
 		ClientCertificateData: cfg.CertData,
 		ClientKeyData:         cfg.KeyData,
+		Token:                 cfg.BearerToken,
 	}
 	kc.Contexts[kubeconfigName] = &clientcmdapi.Context{
 		Cluster:   kubeconfigName,

@@ -54,14 +54,33 @@ func EnsureCerts(dir string) (*Certs, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("unable to make the webhook cert dir: %w", err)
 	}
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	caPEM, certPEM, keyPEM, err := ServingCert("crdlab webhook CA")
 	if err != nil {
 		return nil, err
+	}
+	files := map[string][]byte{CAFile: caPEM, CertFile: certPEM, KeyFile: keyPEM}
+	// The key first, the CA last: a half-written dir has no CA and is made
+	// again.
+	for _, name := range []string{KeyFile, CertFile, CAFile} {
+		if err := writeAtomic(filepath.Join(dir, name), files[name]); err != nil {
+			return nil, err
+		}
+	}
+	return loadCerts(dir)
+}
+
+// ServingCert makes a CA named ca and a serving certificate it signed for
+// 127.0.0.1 and localhost, valid for a year: the CA, the certificate and
+// its key, PEM-encoded.
+func ServingCert(ca string) (caPEM, certPEM, keyPEM []byte, err error) {
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	now := time.Now()
 	caTmpl := &x509.Certificate{
 		SerialNumber:          serial(),
-		Subject:               pkix.Name{CommonName: "crdlab webhook CA"},
+		Subject:               pkix.Name{CommonName: ca},
 		NotBefore:             now.Add(-time.Hour),
 		NotAfter:              now.Add(certLifetime),
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
@@ -70,12 +89,12 @@ func EnsureCerts(dir string) (*Certs, error) {
 	}
 	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
 	if err != nil {
-		return nil, fmt.Errorf("unable to make the webhook CA: %w", err)
+		return nil, nil, nil, fmt.Errorf("unable to make %s: %w", ca, err)
 	}
-	ca, _ := x509.ParseCertificate(caDER)
+	caCert, _ := x509.ParseCertificate(caDER)
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	tmpl := &x509.Certificate{
 		SerialNumber: serial(),
@@ -87,27 +106,17 @@ func EnsureCerts(dir string) (*Certs, error) {
 		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
 		DNSNames:     []string{"localhost"},
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &key.PublicKey, caKey)
 	if err != nil {
-		return nil, fmt.Errorf("unable to make the webhook serving certificate: %w", err)
+		return nil, nil, nil, fmt.Errorf("unable to make a serving certificate of %s: %w", ca, err)
 	}
 	keyDER, err := x509.MarshalECPrivateKey(key)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
-	files := map[string][]byte{
-		CAFile:   pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
-		CertFile: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		KeyFile:  pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}),
-	}
-	// The key first, the CA last: a half-written dir has no CA and is made
-	// again.
-	for _, name := range []string{KeyFile, CertFile, CAFile} {
-		if err := writeAtomic(filepath.Join(dir, name), files[name]); err != nil {
-			return nil, err
-		}
-	}
-	return loadCerts(dir)
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
+		pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), nil
 }
 
 func loadCerts(dir string) (*Certs, error) {
