@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -128,6 +129,7 @@ func (c *cli) upForeground(ownGroup bool) (*exec.Cmd, []daemon.Process) {
 	if err != nil {
 		c.t.Fatal(err)
 	}
+	cmd.Stderr = os.Stderr // why it did not start, if it does not
 	if err := cmd.Start(); err != nil {
 		c.t.Fatal(err)
 	}
@@ -205,13 +207,20 @@ func expectGone(t *testing.T, procs []daemon.Process, wait time.Duration) {
 	}
 }
 
-// waitForLine reads r until a line containing want, or fails after timeout.
+// waitForLine reads r until a line containing want, or fails after timeout
+// with what it read.
 func waitForLine(t *testing.T, r io.Reader, want string, timeout time.Duration) {
 	t.Helper()
-	found := make(chan struct{})
+	found, ended := make(chan struct{}), make(chan struct{})
+	var mu sync.Mutex
+	var read []string
 	go func() {
+		defer close(ended)
 		sc := bufio.NewScanner(r)
 		for sc.Scan() {
+			mu.Lock()
+			read = append(read, sc.Text())
+			mu.Unlock()
 			if strings.Contains(sc.Text(), want) {
 				close(found)
 				_, _ = io.Copy(io.Discard, r)
@@ -221,8 +230,19 @@ func waitForLine(t *testing.T, r io.Reader, want string, timeout time.Duration) 
 	}()
 	select {
 	case <-found:
+	case <-ended:
+		select {
+		case <-found:
+			return
+		default:
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		t.Fatalf("the output ended without a line %q; read:\n%s", want, strings.Join(read, "\n"))
 	case <-time.After(timeout):
-		t.Fatalf("no line %q within %s", want, timeout)
+		mu.Lock()
+		defer mu.Unlock()
+		t.Fatalf("no line %q within %s; read:\n%s", want, timeout, strings.Join(read, "\n"))
 	}
 }
 
