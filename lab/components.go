@@ -130,15 +130,11 @@ func (l *Lab) startControlPlaneChildren(ctx context.Context) error {
 // componentKubeconfig provisions a client certificate for user (in groups)
 // and writes a kubeconfig for it, returning its path.
 func (l *Lab) componentKubeconfig(user string, groups ...string) (string, error) {
-	cfg := l.earlyConfig(user)
-	if cfg == nil {
-		u, err := l.env.AddUser(envtest.User{Name: user, Groups: groups}, nil)
-		if err != nil {
-			return "", fmt.Errorf("unable to provision user %s: %w", user, err)
-		}
-		cfg = u.Config()
+	u, err := l.env.AddUser(envtest.User{Name: user, Groups: groups}, nil)
+	if err != nil {
+		return "", fmt.Errorf("unable to provision user %s: %w", user, err)
 	}
-	data, err := kubeconfigFor(cfg)
+	data, err := kubeconfigFor(u.Config())
 	if err != nil {
 		return "", err
 	}
@@ -192,9 +188,6 @@ func (l *Lab) controllerManager(binDir string) (*proc.Child, error) {
 		}
 		return []string{
 			"--kubeconfig=" + kubeconfig,
-			// Started while kube-apiserver boots, its first look-up of the
-			// cluster's authentication settings may find no apiserver.
-			"--authentication-tolerate-lookup-failure=true",
 			"--leader-elect=false",
 			// Each controller acts under its own service account, so the
 			// timeline can name who did what.

@@ -136,9 +136,6 @@ func (l *Lab) environment(crds []*apiextensionsv1.CustomResourceDefinition) (*en
 	}
 	args := api.Configure()
 	onLoopback(api)
-	if err := l.prepareEarlyStart(api); err != nil {
-		return nil, err
-	}
 	if self {
 		tuneAPIServer(api)
 	}

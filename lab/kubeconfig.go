@@ -24,7 +24,6 @@ func kubeconfigFor(cfg *rest.Config) ([]byte, error) {
 	kc.AuthInfos[kubeconfigName] = &clientcmdapi.AuthInfo{
 		ClientCertificateData: cfg.CertData,
 		ClientKeyData:         cfg.KeyData,
-		Token:                 cfg.BearerToken,
 	}
 	kc.Contexts[kubeconfigName] = &clientcmdapi.Context{
 		Cluster:   kubeconfigName,

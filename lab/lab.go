@@ -66,8 +66,6 @@ type Lab struct {
 
 	etcd     *clientv3.Client // for Reset
 	baseline *reset.Baseline  // etcd's content when Start returned
-
-	early *earlyStart // components started while the apiserver boots
 }
 
 // Errors of Start, StopComponent, StartComponent, StopNode and StartNode;
@@ -148,7 +146,6 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 	}
 
 	opts.Progress("starting etcd and kube-apiserver")
-	l.startEarly(ctx)
 	cfg, err := env.Start()
 	if err != nil {
 		// envtest says which process did not start.
@@ -197,7 +194,7 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 // parallel.
 func (l *Lab) startWorkloadComponents(ctx context.Context) error {
 	g, gctx := errgroup.WithContext(ctx)
-	if (l.opts.runs(ControllerManager) || l.opts.runs(Scheduler)) && !l.awaitEarly() {
+	if l.opts.runs(ControllerManager) || l.opts.runs(Scheduler) {
 		l.opts.Progress("starting kube-controller-manager and kube-scheduler")
 		g.Go(func() error { return l.startControlPlaneChildren(gctx) })
 	}

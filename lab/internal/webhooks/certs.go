@@ -54,33 +54,14 @@ func EnsureCerts(dir string) (*Certs, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("unable to make the webhook cert dir: %w", err)
 	}
-	caPEM, certPEM, keyPEM, err := ServingCert("crdlab webhook CA")
-	if err != nil {
-		return nil, err
-	}
-	files := map[string][]byte{CAFile: caPEM, CertFile: certPEM, KeyFile: keyPEM}
-	// The key first, the CA last: a half-written dir has no CA and is made
-	// again.
-	for _, name := range []string{KeyFile, CertFile, CAFile} {
-		if err := writeAtomic(filepath.Join(dir, name), files[name]); err != nil {
-			return nil, err
-		}
-	}
-	return loadCerts(dir)
-}
-
-// ServingCert makes a CA named ca and a serving certificate it signed for
-// 127.0.0.1 and localhost, valid for a year: the CA, the certificate and
-// its key, PEM-encoded.
-func ServingCert(ca string) (caPEM, certPEM, keyPEM []byte, err error) {
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	now := time.Now()
 	caTmpl := &x509.Certificate{
 		SerialNumber:          serial(),
-		Subject:               pkix.Name{CommonName: ca},
+		Subject:               pkix.Name{CommonName: "crdlab webhook CA"},
 		NotBefore:             now.Add(-time.Hour),
 		NotAfter:              now.Add(certLifetime),
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
@@ -89,12 +70,12 @@ func ServingCert(ca string) (caPEM, certPEM, keyPEM []byte, err error) {
 	}
 	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("unable to make %s: %w", ca, err)
+		return nil, fmt.Errorf("unable to make the webhook CA: %w", err)
 	}
-	caCert, _ := x509.ParseCertificate(caDER)
+	ca, _ := x509.ParseCertificate(caDER)
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	tmpl := &x509.Certificate{
 		SerialNumber: serial(),
@@ -106,17 +87,27 @@ func ServingCert(ca string) (caPEM, certPEM, keyPEM []byte, err error) {
 		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
 		DNSNames:     []string{"localhost"},
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &key.PublicKey, caKey)
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("unable to make a serving certificate of %s: %w", ca, err)
+		return nil, fmt.Errorf("unable to make the webhook serving certificate: %w", err)
 	}
 	keyDER, err := x509.MarshalECPrivateKey(key)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
-		pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), nil
+	files := map[string][]byte{
+		CAFile:   pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
+		CertFile: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		KeyFile:  pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}),
+	}
+	// The key first, the CA last: a half-written dir has no CA and is made
+	// again.
+	for _, name := range []string{KeyFile, CertFile, CAFile} {
+		if err := writeAtomic(filepath.Join(dir, name), files[name]); err != nil {
+			return nil, err
+		}
+	}
+	return loadCerts(dir)
 }
 
 func loadCerts(dir string) (*Certs, error) {
