@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 
 	"golang.org/x/sync/errgroup"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -231,36 +230,12 @@ leaderElection:
 	})
 }
 
-// handedOut are the ports freePort returned: a port is free only until its
-// taker binds it, and the apiserver of an early start binds its port well
-// after the components' ports are picked, so freePort never returns one
-// twice.
-var (
-	handedOutMu sync.Mutex
-	handedOut   = map[int]bool{}
-)
-
-// freePort returns a port free on 127.0.0.1 at the time of the call, and
-// not returned before by this process.
+// freePort returns a port free on 127.0.0.1 at the time of the call.
 func freePort() (int, error) {
-	handedOutMu.Lock()
-	defer handedOutMu.Unlock()
-	var held []net.Listener // held open, so that the next try gets another port
-	defer func() {
-		for _, ln := range held {
-			ln.Close()
-		}
-	}()
-	for range 100 {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return 0, fmt.Errorf("unable to find a free port on 127.0.0.1: %w", err)
-		}
-		held = append(held, ln)
-		if port := ln.Addr().(*net.TCPAddr).Port; !handedOut[port] {
-			handedOut[port] = true
-			return port, nil
-		}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("unable to find a free port on 127.0.0.1: %w", err)
 	}
-	return 0, errors.New("unable to find a free port on 127.0.0.1 not handed out already")
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
 }
