@@ -150,9 +150,13 @@ standalone: ## Build standalone etcd and kube-apiserver into bin/standalone: the
 	$(GO) build -o bin/standalone/etcd ./lab/internal/standalone/etcd
 	$(GO) build -o bin/standalone/kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver
 
+.PHONY: bench-boot
+bench-boot: build standalone ## Only docs/boot.md's table: boot, stop and PSS of labs and of 'crdlab up -d'/'crdlab down' against plain envtest, and the loops.
+	CRDLAB_BINARY=$(CURDIR)/$(BIN) CRDLAB_STANDALONE_ASSETS=$(CURDIR)/bin/standalone $(GO) test -vet=off -run '^$$' -bench Boot -benchtime 5x -timeout 60m ./lab/
+
 .PHONY: bench
 bench: build standalone ## Benchmarks, side by side in one run: boot, stop and PSS against plain envtest, the loops (delete → Ready, 0 → 1000 Pods), 10,000 Users and 50 watchers, Reset and attach against envtest per spec.
-	CRDLAB_STANDALONE_ASSETS=$(CURDIR)/bin/standalone $(GO) test -vet=off -run '^$$' -bench Boot -benchtime 5x -timeout 60m ./lab/
+	$(MAKE) bench-boot
 	CRDLAB_STANDALONE_ASSETS=$(CURDIR)/bin/standalone $(GO) test -vet=off -run '^$$' -bench Users -benchtime 1x -timeout 60m ./lab/
 	$(GO) test -vet=off -run '^$$' -bench 'WebApps|RedisClusters' -benchtime 1x -timeout 60m ./controllers/
 	cd docs/examples/guestbook-operator && CRDLAB_BINARY=$(CURDIR)/$(BIN) KUBEBUILDER_ASSETS=$(CURDIR)/bin/standalone \

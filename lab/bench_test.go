@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,7 +13,9 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
@@ -20,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/crdlab/crdlab/lab"
+	"github.com/crdlab/crdlab/lab/daemon"
 	"github.com/crdlab/crdlab/lab/internal/proc"
 	"github.com/crdlab/crdlab/lab/multicall"
 )
@@ -52,16 +56,22 @@ func BenchmarkBoot(b *testing.B) {
 	if standalone == "" {
 		b.Fatal("CRDLAB_STANDALONE_ASSETS must name a folder of standalone etcd and kube-apiserver binaries (make standalone; make bench sets it)")
 	}
+	cli := os.Getenv("CRDLAB_BINARY") // bin/crdlab: 'crdlab up -d' and 'crdlab down' too
 	times := map[string][]time.Duration{}
 	rss := map[string][]int64{}
-	record := func(name string, start time.Time) {
+	// record notes a boot's time and the memory of the processes it
+	// started: pid's children (pid itself too with self).
+	recordTree := func(name string, start time.Time, pid int, self bool) {
 		times[name] = append(times[name], time.Since(start))
-		tree, err := proc.Tree(os.Getpid())
+		tree, err := proc.Tree(pid)
 		if err != nil {
 			b.Fatal(err)
 		}
+		if !self {
+			tree = tree[1:]
+		}
 		var total, totalPSS int64
-		for _, p := range tree[1:] { // the children, not this benchmark
+		for _, p := range tree {
 			rss[name+"/"+p.Name+"-rss"] = append(rss[name+"/"+p.Name+"-rss"], p.RSS)
 			rss[name+"/"+p.Name+"-pss"] = append(rss[name+"/"+p.Name+"-pss"], p.PSS)
 			total += p.RSS
@@ -70,6 +80,7 @@ func BenchmarkBoot(b *testing.B) {
 		rss[name+"/children-rss"] = append(rss[name+"/children-rss"], total)
 		rss[name+"/children-pss"] = append(rss[name+"/children-pss"], totalPSS)
 	}
+	record := func(name string, start time.Time) { recordTree(name, start, os.Getpid(), false) }
 	stopped := func(name string, stop func() error) {
 		start := time.Now()
 		if err := stop(); err != nil {
@@ -99,11 +110,34 @@ func BenchmarkBoot(b *testing.B) {
 			stopped(name, l.Stop)
 		}
 	}
+	// What a user types: 'crdlab up -d' until it returns, then 'crdlab
+	// down' until it returns; the tree is the lab process and its children.
+	cliBoot := func() {
+		state := b.TempDir()
+		start := time.Now()
+		if out, err := exec.Command(cli, "up", "-d", "--state-dir", state).CombinedOutput(); err != nil {
+			b.Fatalf("crdlab up -d: %v\n%s", err, out)
+		}
+		st, err := daemon.Dir(state).Status()
+		if err != nil {
+			b.Fatal(err)
+		}
+		recordTree("cli", start, st.PID, true)
+		stopped("cli", func() error {
+			if out, err := exec.Command(cli, "down", "--state-dir", state).CombinedOutput(); err != nil {
+				return fmt.Errorf("crdlab down: %w\n%s", err, out)
+			}
+			return nil
+		})
+	}
 	boots := []func(){
 		envtestBoot("envtest-standalone", standalone),
 		envtestBoot("envtest-multicall", bin),
 		labBoot("apiserver-only", lab.Options{Components: []string{}}),
 		labBoot("full", lab.Options{}),
+	}
+	if cli != "" {
+		boots = append(boots, cliBoot)
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -116,7 +150,10 @@ func BenchmarkBoot(b *testing.B) {
 	refStop := median(times["envtest-standalone-stop"]).Seconds()
 	b.ReportMetric(ref, "envtest-standalone-s")
 	b.ReportMetric(refStop, "envtest-standalone-stop-s")
-	for _, name := range []string{"envtest-multicall", "apiserver-only", "full"} {
+	for _, name := range []string{"envtest-multicall", "apiserver-only", "full", "cli"} {
+		if len(times[name]) == 0 {
+			continue
+		}
 		s := median(times[name]).Seconds()
 		b.ReportMetric(s, name+"-s")
 		b.ReportMetric(s/ref, name+"/standalone")
@@ -139,7 +176,11 @@ func BenchmarkBoot(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cs := kubernetes.NewForConfigOrDie(l.RESTConfig())
+	// Protobuf, as Kubernetes' own components talk: the benchmark's watches
+	// should cost the apiserver as little as the components' do.
+	pcfg := l.RESTConfig()
+	pcfg.ContentType = runtime.ContentTypeProtobuf
+	cs := kubernetes.NewForConfigOrDie(pcfg)
 	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "bench"}}, metav1.CreateOptions{}); err != nil {
 		b.Fatal(err)
 	}
@@ -162,7 +203,11 @@ func BenchmarkBoot(b *testing.B) {
 		{"envtest-multicall", "envtest, crdlab's multi-call binary (second reference)"},
 		{"apiserver-only", "lab, apiserver only (`--components none`)"},
 		{"full", "full lab (controller-manager, scheduler, 3 nodes, aggregated API)"},
+		{"cli", "`crdlab up -d`, `crdlab down` (full lab, the timeline and web UI; crdlab's own process counted)"},
 	} {
+		if len(times[row.name]) == 0 {
+			continue
+		}
 		boot, stop := median(times[row.name]).Seconds(), median(times[row.name+"-stop"]).Seconds()
 		fmt.Printf("| %s | %.2f s | %.2f× | %.3f s | %.2f× | %.0f MiB | %.2f× |\n", row.label, boot, boot/ref, stop, stop/refStop, mib(row.name), mib(row.name)/refPSS)
 	}
@@ -235,25 +280,62 @@ func scaleRate(ctx context.Context, b *testing.B, c client.Client, cs kubernetes
 	return rate
 }
 
+// waitReady waits until exactly n Pods match selector in ns, every one
+// Ready and none being deleted. It follows a watch, not a poll: listing 1000
+// Pods every few hundred milliseconds would take the apiserver's CPU from
+// the scale-up it measures, and a watch sees the last Pod turn Ready when
+// it does.
 func waitReady(ctx context.Context, b *testing.B, cs kubernetes.Interface, ns, selector string, n int, timeout time.Duration) {
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector, ResourceVersion: "0"})
-		if err != nil {
-			b.Fatal(err)
-		}
-		ready := 0
-		for _, p := range pods.Items {
-			if p.DeletionTimestamp == nil && !readySince(p).IsZero() {
-				ready++
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ready := map[string]bool{} // every Pod that matches; true when Ready and not deleting
+	see := func(p *corev1.Pod) { ready[p.Name] = p.DeletionTimestamp == nil && !readySince(*p).IsZero() }
+	done := func() bool {
+		count := 0
+		for _, r := range ready {
+			if r {
+				count++
 			}
 		}
-		if ready == n && len(pods.Items) == n {
-			return
-		}
-		time.Sleep(200 * time.Millisecond) // listing 1000 Pods is work for the apiserver too
+		return count == n && len(ready) == n
 	}
-	b.Fatalf("%d pods %s in %s not ready within %s", n, selector, ns, timeout)
+	for i := range pods.Items {
+		see(&pods.Items[i])
+	}
+	rv := pods.ResourceVersion
+	for !done() {
+		w, err := cs.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{LabelSelector: selector, ResourceVersion: rv, AllowWatchBookmarks: true})
+		if err != nil {
+			b.Fatalf("%d pods %s in %s not ready within %s: %v", n, selector, ns, timeout, err)
+		}
+		for ev := range w.ResultChan() {
+			if ev.Type == watch.Error {
+				b.Fatalf("watching pods %s in %s: %v", selector, ns, apierrors.FromObject(ev.Object))
+			}
+			p, ok := ev.Object.(*corev1.Pod)
+			if !ok {
+				continue
+			}
+			rv = p.ResourceVersion
+			switch ev.Type {
+			case watch.Deleted:
+				delete(ready, p.Name)
+			case watch.Added, watch.Modified:
+				see(p)
+			}
+			if done() {
+				break
+			}
+		}
+		w.Stop() // done, or the apiserver ended the watch: watch again from rv
+		if err := ctx.Err(); err != nil {
+			b.Fatalf("%d pods %s in %s not ready within %s: %d seen, %v", n, selector, ns, timeout, len(ready), err)
+		}
+	}
 }
 
 func median[T int64 | time.Duration](xs []T) T {

@@ -26,6 +26,11 @@ var etcdTuning = map[string]string{
 // for what each saved.
 var apiServerTuning = map[string]string{
 	"profiling": "false",
+	// API Priority and Fairness queues every request by flow schema and
+	// priority level to keep one tenant from starving the others. A lab has
+	// one user; the queueing only costs each request, most in a scale-up.
+	// The flowcontrol.apiserver.k8s.io API is still served.
+	"enable-priority-and-fairness": "false",
 }
 
 // tuneEtcd adds etcdTuning to etcd's flags.
