@@ -60,10 +60,13 @@ func (l *Lab) startAggregated(ctx context.Context) error {
 	if err := os.WriteFile(kubeconfig, l.kubeconfig, 0o600); err != nil {
 		return fmt.Errorf("unable to write %s: %w", kubeconfig, err)
 	}
+	start := time.Now()
 	srv, err := aggregated.Start(context.WithoutCancel(ctx), aggregated.Options{
 		Config:     l.RESTConfig(),
 		Kubeconfig: kubeconfig,
-		Dir:        dir,
+		CertFile:   l.serving.cert,
+		KeyFile:    l.serving.key,
+		CA:         l.serving.ca,
 		Addr:       l.aggAddr,
 		Logger:     l.opts.Logger,
 		Requests:   l.opts.Requests,
@@ -74,12 +77,18 @@ func (l *Lab) startAggregated(ctx context.Context) error {
 	l.mu.Lock()
 	l.aggregated, l.aggAddr = srv, srv.Addr()
 	l.mu.Unlock()
+	serving := time.Since(start)
 	if err := aggregated.Register(ctx, l.client, srv, l.egress); err != nil {
 		return err
 	}
 	waitCtx, cancel := context.WithTimeout(ctx, l.opts.StartTimeout)
 	defer cancel()
-	return aggregated.WaitServed(waitCtx, l.config)
+	if err := aggregated.WaitServed(waitCtx, l.config); err != nil {
+		return err
+	}
+	l.opts.Logger.V(1).Info("healthy", "component", AggregatedAPI, "serving after", serving.Round(time.Millisecond).String(),
+		"served by the aggregator after", time.Since(start).Round(time.Millisecond).String())
+	return nil
 }
 
 // stopAggregated stops the aggregated API server; its APIServices stay,

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -9,11 +10,14 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/crdlab/crdlab/lab/aggregated"
 	"github.com/crdlab/crdlab/lab/daemon"
+	"github.com/crdlab/crdlab/lab/internal/certs"
 	"github.com/crdlab/crdlab/lab/internal/proc"
 	"github.com/crdlab/crdlab/lab/multicall"
 )
@@ -121,7 +125,14 @@ func (l *Lab) startControlPlaneChildren(ctx context.Context) error {
 		l.mu.Lock()
 		l.children[name] = c
 		l.mu.Unlock()
-		g.Go(func() error { return c.Start(gctx, l.opts.StartTimeout) })
+		g.Go(func() error {
+			start := time.Now()
+			if err := c.Start(gctx, l.opts.StartTimeout); err != nil {
+				return err
+			}
+			l.opts.Logger.V(1).Info("healthy", "component", name, "after", time.Since(start).Round(time.Millisecond).String())
+			return nil
+		})
 	}
 	return g.Wait()
 }
@@ -167,7 +178,8 @@ func (l *Lab) newChild(name, binDir string, flags func(kubeconfig string) ([]str
 		"--authorization-kubeconfig=" + kubeconfig,
 		"--bind-address=127.0.0.1",
 		"--secure-port=" + strconv.Itoa(port),
-		"--cert-dir=" + l.dir.Path("certs", name),
+		"--tls-cert-file=" + l.serving.cert,
+		"--tls-private-key-file=" + l.serving.key,
 	}, own...)
 	return &proc.Child{
 		Name:    name,
@@ -228,6 +240,41 @@ leaderElection:
 		}
 		return []string{"--config=" + config}, nil
 	})
+}
+
+// servingFiles are the serving certificate kube-controller-manager,
+// kube-scheduler and the aggregated API server share, its key, and the CA
+// that signed it.
+type servingFiles struct {
+	cert, key string
+	ca        []byte // PEM
+}
+
+// makeServingCert makes the components' serving certificate, valid for
+// 127.0.0.1, localhost and the aggregated API server's Service name. Made by
+// the lab on an ECDSA key, it spares each component the two RSA keys it
+// would make for a self-signed one (see lab/internal/certs).
+func (l *Lab) makeServingCert() error {
+	ca, err := certs.NewCA("crdlab components CA", 10*365*24*time.Hour)
+	if err != nil {
+		return err
+	}
+	cert, key, err := ca.Issue("crdlab components", x509.ExtKeyUsageServerAuth, append([]string{"127.0.0.1", "localhost"}, aggregated.ServiceHosts()...)...)
+	if err != nil {
+		return err
+	}
+	dir := l.dir.Path("certs", "components")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("unable to create %s: %w", dir, err)
+	}
+	f := servingFiles{cert: filepath.Join(dir, "serving.crt"), key: filepath.Join(dir, "serving.key"), ca: ca.PEM}
+	for path, data := range map[string][]byte{f.cert: cert, f.key: key} {
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			return fmt.Errorf("unable to write %s: %w", path, err)
+		}
+	}
+	l.serving = f
+	return nil
 }
 
 // freePort returns a port free on 127.0.0.1 at the time of the call.

@@ -47,6 +47,7 @@ type Lab struct {
 	logFiles   []*os.File
 	ownDataDir string                 // an ephemeral etcd data dir the lab made
 	children   map[string]*proc.Child // by component: controller-manager, scheduler
+	serving    servingFiles           // the components' serving certificate
 	// controlPlane are etcd and kube-apiserver, adopted once envtest
 	// started them (see superviseControlPlane).
 	controlPlane []*proc.Child
@@ -193,6 +194,11 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 // the simulated nodes and the aggregated API server, as the options ask, in
 // parallel.
 func (l *Lab) startWorkloadComponents(ctx context.Context) error {
+	if l.opts.runs(ControllerManager) || l.opts.runs(Scheduler) || l.opts.runs(AggregatedAPI) {
+		if err := l.makeServingCert(); err != nil {
+			return err
+		}
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	if l.opts.runs(ControllerManager) || l.opts.runs(Scheduler) {
 		l.opts.Progress("starting kube-controller-manager and kube-scheduler")
@@ -268,7 +274,19 @@ func (l *Lab) StartedAt() time.Time { return l.started }
 // more than once.
 func (l *Lab) Stop() error {
 	var errs []error
-	l.stopAggregated(true)
+	// Nothing a lab runs needs a graceful shutdown, so everything but etcd
+	// stops at once. The aggregated API server drains its connections for
+	// up to 100 ms: they end as soon as kube-apiserver, their only client,
+	// is gone.
+	var (
+		wg, inProcess sync.WaitGroup
+		mu            sync.Mutex
+	)
+	inProcess.Go(func() { l.stopAggregated(true) })
+	if k := l.kubelet; k != nil {
+		l.kubelet = nil
+		inProcess.Go(k.Stop)
+	}
 	if l.front != nil {
 		l.front.Close()
 		l.front = nil
@@ -277,16 +295,8 @@ func (l *Lab) Stop() error {
 		l.egress.Close()
 		l.egress = nil
 	}
-	if l.kubelet != nil {
-		l.kubelet.Stop()
-		l.kubelet = nil
-	}
 	// The controller-manager and the scheduler are killed: their graceful
 	// shutdown takes about a second and saves nothing a lab keeps.
-	var (
-		wg sync.WaitGroup
-		mu sync.Mutex
-	)
 	for _, c := range l.children {
 		wg.Go(func() {
 			if err := c.Stop(0); err != nil {
@@ -315,6 +325,7 @@ func (l *Lab) Stop() error {
 		}
 		l.env = nil
 	}
+	inProcess.Wait()
 	for _, f := range l.logFiles {
 		_ = f.Close()
 	}

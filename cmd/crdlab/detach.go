@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -42,15 +43,31 @@ func runDetached(ctx context.Context, out io.Writer, f *upFlags) error {
 	}
 	defer logFile.Close()
 
+	// The lab writes a byte to this pipe once it is ready (see
+	// readyNotifier), so that up -d returns at that moment; the status is
+	// also polled, in case it cannot.
+	readyR, readyW, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("unable to start the lab in the background: %w", err)
+	}
+	defer readyR.Close()
 	cmd := exec.Command(self, withoutDetach(os.Args[1:])...)
-	cmd.Env = append(os.Environ(), detachedEnv+"=1")
+	cmd.Env = append(os.Environ(), detachedEnv+"=1", readyFDEnv+"=3")
+	cmd.ExtraFiles = []*os.File{readyW} // fd 3
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	readyW.Close()
+	if err != nil {
 		return fmt.Errorf("unable to start the lab in the background: %w", err)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
+	notified := make(chan struct{})
+	go func() {
+		_, _ = readyR.Read(make([]byte, 1)) // a byte, or EOF when the lab ends
+		close(notified)
+	}()
 
 	fmt.Fprintf(out, "starting a lab in the background (pid %d, log %s)\n", cmd.Process.Pid, logPath)
 	tick := time.NewTicker(100 * time.Millisecond)
@@ -63,22 +80,47 @@ func runDetached(ctx context.Context, out io.Writer, f *upFlags) error {
 			_ = cmd.Process.Signal(syscall.SIGTERM)
 			<-exited
 			return ctx.Err()
+		case <-notified:
+			notified = nil // once; then the status as below, and the polls
 		case <-tick.C:
-			st, err := sd.Status()
-			if err != nil || st.PID != cmd.Process.Pid {
-				continue
-			}
-			fmt.Fprintf(out, "lab ready in %.1fs\n", st.ReadyAt.Sub(st.StartedAt).Seconds())
-			printUsage(out, st.Endpoint, st.Kubeconfig)
-			if url := sd.UIURL(st); url != "" {
-				printUI(out, url)
-			}
-			if st.Webhooks != nil {
-				printWebhooks(out, st.Webhooks)
-			}
-			fmt.Fprintln(out, "\nStop it with: crdlab down")
-			return nil
 		}
+		st, err := sd.Status()
+		if err != nil || st.PID != cmd.Process.Pid {
+			continue
+		}
+		fmt.Fprintf(out, "lab ready in %.1fs\n", st.ReadyAt.Sub(st.StartedAt).Seconds())
+		printUsage(out, st.Endpoint, st.Kubeconfig)
+		if url := sd.UIURL(st); url != "" {
+			printUI(out, url)
+		}
+		if st.Webhooks != nil {
+			printWebhooks(out, st.Webhooks)
+		}
+		fmt.Fprintln(out, "\nStop it with: crdlab down")
+		return nil
+	}
+}
+
+// readyFDEnv names the file descriptor on which the lab that 'crdlab up -d'
+// started in the background says it is ready.
+const readyFDEnv = "CRDLAB_READY_FD"
+
+// readyNotifier returns the function that tells the 'crdlab up -d' that
+// started this process that the lab is ready: one byte on the descriptor
+// readyFDEnv names. Outside such a lab it does nothing. It keeps the
+// descriptor from the lab's own children (etcd, kube-apiserver...), so call
+// it before the lab starts them.
+func readyNotifier() func() {
+	fd, err := strconv.Atoi(os.Getenv(readyFDEnv))
+	if err != nil || fd < 3 {
+		return func() {}
+	}
+	_ = os.Unsetenv(readyFDEnv)
+	syscall.CloseOnExec(fd)
+	f := os.NewFile(uintptr(fd), "ready")
+	return func() {
+		_, _ = f.Write([]byte{1})
+		_ = f.Close()
 	}
 }
 

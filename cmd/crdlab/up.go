@@ -185,6 +185,7 @@ func runUp(ctx context.Context, out io.Writer, f *upFlags) error {
 	}
 	defer cancel()
 	started := time.Now()
+	ready := readyNotifier()
 	printer := timeline.NewPrinter(out)
 	var live timeline.Sink // reconcile passes and aggregated-API requests
 	if os.Getenv(detachedEnv) == "" {
@@ -222,6 +223,7 @@ func runUp(ctx context.Context, out io.Writer, f *upFlags) error {
 			fmt.Fprintln(os.Stderr, "Error:", err)
 		}
 	}()
+	ready()
 	fmt.Fprintf(out, "%6.2fs  lab ready\n", time.Since(started).Seconds())
 	printUsage(out, l.Endpoint(), f.state().Kubeconfig())
 	if web := l.UI(); web != nil {

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -40,6 +38,12 @@ const (
 	ServicePort      = 443
 )
 
+// ServiceHosts are the DNS names of the Service, which the aggregator
+// checks the server's certificate against.
+func ServiceHosts() []string {
+	return []string{ServiceName + "." + ServiceNamespace + ".svc", ServiceName + "." + ServiceNamespace + ".svc.cluster.local"}
+}
+
 // Options configures the server.
 type Options struct {
 	// Config reaches the kube-apiserver as an admin.
@@ -47,8 +51,11 @@ type Options struct {
 	// Kubeconfig is the same, as a file: delegated authentication and
 	// authorization read it.
 	Kubeconfig string
-	// Dir holds the serving certificate.
-	Dir string
+	// CertFile and KeyFile are the serving certificate and its key, valid
+	// for 127.0.0.1 and for ServiceHosts; CA is the PEM of the CA that
+	// signed it, the APIServices' caBundle.
+	CertFile, KeyFile string
+	CA                []byte
 	// Addr to listen on; "" picks a free port on 127.0.0.1. A restarted
 	// server listens where it did before.
 	Addr string
@@ -92,13 +99,8 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	secure := genericoptions.NewSecureServingOptions().WithLoopback()
 	secure.Listener = ln
 	secure.BindAddress = net.ParseIP("127.0.0.1")
-	secure.ServerCert.CertDirectory = opts.Dir
-	secure.ServerCert.PairName = "aggregated"
-	dns := []string{ServiceName + "." + ServiceNamespace + ".svc", ServiceName + "." + ServiceNamespace + ".svc.cluster.local", "localhost"}
-	if err := secure.MaybeDefaultWithSelfSignedCerts("127.0.0.1", dns, []net.IP{net.ParseIP("127.0.0.1")}); err != nil {
-		ln.Close()
-		return nil, fmt.Errorf("aggregated API server: serving certificate: %w", err)
-	}
+	secure.ServerCert.CertKey.CertFile = opts.CertFile
+	secure.ServerCert.CertKey.KeyFile = opts.KeyFile
 
 	authn := genericoptions.NewDelegatingAuthenticationOptions()
 	authn.RemoteKubeConfigFile = opts.Kubeconfig
@@ -135,7 +137,11 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		}
 	}
 
-	client, err := kubernetes.NewForConfig(opts.Config)
+	// Its informers watch every Pod: in protobuf, as the lab's other
+	// components do, the apiserver encodes each change once for all of them.
+	informerConfig := restclient.CopyConfig(opts.Config)
+	informerConfig.ContentType = runtime.ContentTypeProtobuf
+	client, err := kubernetes.NewForConfig(informerConfig)
 	if err != nil {
 		ln.Close()
 		return nil, err
@@ -188,13 +194,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 			return nil, fmt.Errorf("aggregated API server: the cache of %v did not sync", typ)
 		}
 	}
-	s := &Server{addr: ln.Addr().String(), cancel: cancel, done: make(chan struct{})}
-	s.caBundle, err = os.ReadFile(filepath.Join(opts.Dir, "aggregated.crt"))
-	if err != nil {
-		cancel()
-		ln.Close()
-		return nil, fmt.Errorf("aggregated API server: reading its certificate: %w", err)
-	}
+	s := &Server{addr: ln.Addr().String(), caBundle: opts.CA, cancel: cancel, done: make(chan struct{})}
 	prepared := server.PrepareRun()
 	go func() {
 		defer close(s.done)
