@@ -22,6 +22,7 @@ func (l *Lab) aggregation(args *envtest.Arguments, certDir string) error {
 	if err != nil {
 		return fmt.Errorf("unable to make the front-proxy certificates: %w", err)
 	}
+	l.frontProxy = fp
 	sock, tempDir := l.dir.EgressSocket(), ""
 	if len(sock) > daemon.MaxSocketPath {
 		if tempDir, err = os.MkdirTemp("", "crdlab-egress-"); err != nil {
@@ -77,12 +78,15 @@ func (l *Lab) startAggregated(ctx context.Context) error {
 	l.mu.Lock()
 	l.aggregated, l.aggAddr = srv, srv.Addr()
 	l.mu.Unlock()
+	waitCtx, cancel := context.WithTimeout(ctx, l.opts.StartTimeout)
+	defer cancel()
+	if err := srv.WaitAuthenticating(waitCtx, l.frontProxy); err != nil {
+		return err
+	}
 	serving := time.Since(start)
 	if err := aggregated.Register(ctx, l.client, srv, l.egress); err != nil {
 		return err
 	}
-	waitCtx, cancel := context.WithTimeout(ctx, l.opts.StartTimeout)
-	defer cancel()
 	if err := aggregated.WaitServed(waitCtx, l.config); err != nil {
 		return err
 	}

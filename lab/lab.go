@@ -57,9 +57,10 @@ type Lab struct {
 	operators Operators // attached in-process operators, if any
 	problems  []string  // what the lab lost for good (see Health)
 
-	egress     *aggregated.Egress // the apiserver's way into the "cluster"
-	aggregated *aggregated.Server // the aggregated API server, while it runs
-	aggAddr    string             // where it listens, kept across restarts
+	egress     *aggregated.Egress         // the apiserver's way into the "cluster"
+	frontProxy aggregated.FrontProxyFiles // the aggregator's client certificate
+	aggregated *aggregated.Server         // the aggregated API server, while it runs
+	aggAddr    string                     // where it listens, kept across restarts
 
 	front         *webhooks.Front // calls to the user's own webhooks
 	manifests     *webhooks.Manifests

@@ -1,8 +1,12 @@
 package aggregated
 
 import (
+	"context"
+	"crypto/tls"
 	"crypto/x509"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -43,4 +47,49 @@ func WriteFrontProxyCerts(dir string) (FrontProxyFiles, error) {
 		}
 	}
 	return f, nil
+}
+
+// WaitAuthenticating waits until the server answers a discovery request of
+// each of its groups as the aggregator's availability check sends it: from
+// the front-proxy client (files), for system:kube-aggregator in
+// system:masters. Until the server has read the front-proxy CA from
+// kube-apiserver, such a request gets 403; an APIService registered before
+// then turns Available only at a later retry of the aggregator.
+func (s *Server) WaitAuthenticating(ctx context.Context, files FrontProxyFiles) error {
+	pair, err := tls.LoadX509KeyPair(files.Cert, files.Key)
+	if err != nil {
+		return fmt.Errorf("aggregated API server: front-proxy client certificate: %w", err)
+	}
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(s.caBundle)
+	tr := &http.Transport{TLSClientConfig: &tls.Config{Certificates: []tls.Certificate{pair}, RootCAs: roots}}
+	defer tr.CloseIdleConnections()
+	hc := &http.Client{Transport: tr, Timeout: time.Second}
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for _, gv := range APIServices {
+		url := "https://" + s.addr + "/apis/" + gv.Group + "/" + gv.Version
+		for {
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+			if err != nil {
+				return err
+			}
+			req.Header.Set("X-Remote-User", "system:kube-aggregator")
+			req.Header.Set("X-Remote-Group", "system:masters")
+			resp, err := hc.Do(req)
+			if err == nil {
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					break
+				}
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("aggregated API server: %s not answering the front proxy: %w", url, context.Cause(ctx))
+			case <-tick.C:
+			}
+		}
+	}
+	return nil
 }
