@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -65,31 +64,6 @@ func (s *Server) WaitAuthenticating(ctx context.Context, files FrontProxyFiles) 
 	tr := &http.Transport{TLSClientConfig: &tls.Config{Certificates: []tls.Certificate{pair}, RootCAs: roots}}
 	defer tr.CloseIdleConnections()
 	hc := &http.Client{Transport: tr, Timeout: time.Second}
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for _, gv := range APIServices {
-		url := "https://" + s.addr + "/apis/" + gv.Group + "/" + gv.Version
-		for {
-			req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-			if err != nil {
-				return err
-			}
-			req.Header.Set("X-Remote-User", "system:kube-aggregator")
-			req.Header.Set("X-Remote-Group", "system:masters")
-			resp, err := hc.Do(req)
-			if err == nil {
-				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode == http.StatusOK {
-					break
-				}
-			}
-			select {
-			case <-ctx.Done():
-				return fmt.Errorf("aggregated API server: %s not answering the front proxy: %w", url, context.Cause(ctx))
-			case <-tick.C:
-			}
-		}
-	}
-	return nil
+	header := http.Header{"X-Remote-User": {"system:kube-aggregator"}, "X-Remote-Group": {"system:masters"}}
+	return waitDiscovery(ctx, hc, "https://"+s.addr, header, 10*time.Millisecond, "answering the front proxy")
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"strings"
@@ -119,15 +120,22 @@ func WaitServed(ctx context.Context, cfg *rest.Config) error {
 		return err
 	}
 	defer hc.CloseIdleConnections()
-	tick := time.NewTicker(20 * time.Millisecond)
+	return waitDiscovery(ctx, hc, strings.TrimSuffix(cfg.Host, "/"), nil, 20*time.Millisecond, "served through the aggregator")
+}
+
+// waitDiscovery polls, every so often, the discovery document of each
+// group of APIServices at base, sending header, until each answers 200.
+func waitDiscovery(ctx context.Context, hc *http.Client, base string, header http.Header, every time.Duration, what string) error {
+	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for _, gv := range APIServices {
-		url := strings.TrimSuffix(cfg.Host, "/") + "/apis/" + gv.Group + "/" + gv.Version
+		url := base + "/apis/" + gv.Group + "/" + gv.Version
 		for {
 			req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 			if err != nil {
 				return err
 			}
+			maps.Copy(req.Header, header)
 			resp, err := hc.Do(req)
 			if err == nil {
 				_, _ = io.Copy(io.Discard, resp.Body)
@@ -138,7 +146,7 @@ func WaitServed(ctx context.Context, cfg *rest.Config) error {
 			}
 			select {
 			case <-ctx.Done():
-				return fmt.Errorf("aggregated API server: %s/%s not served through the aggregator: %w", gv.Group, gv.Version, context.Cause(ctx))
+				return fmt.Errorf("aggregated API server: %s/%s not %s: %w", gv.Group, gv.Version, what, context.Cause(ctx))
 			case <-tick.C:
 			}
 		}
