@@ -10,6 +10,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/crdlab/crdlab/lab/internal/kubeversion"
 	"github.com/crdlab/crdlab/lab/multicall"
 )
 
@@ -31,10 +32,9 @@ func templateDir() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	version := multicall.BuildVersions().Kubernetes
-	if version == "" {
-		version = "unknown"
-	}
+	// The module's version, or go.mod's where the build has none (a test
+	// binary): a template of another Kubernetes version is never used.
+	version := kubeversion.Module()
 	return filepath.Join(cache, "crdlab", "etcd-bootstrapped-"+version+"-"+templateFormat), nil
 }
 

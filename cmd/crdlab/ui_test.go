@@ -166,6 +166,25 @@ func TestWebUIInABrowser(t *testing.T) {
 		return 0
 	}
 
+	// click clicks the element selector finds, in one step of the page: the
+	// graph and the timeline are drawn anew at every change, so a node that
+	// chromedp.Click looked up can be gone by the time it clicks it ("Could
+	// not find node with given id").
+	click := func(what, selector string) {
+		t.Helper()
+		waitFor(what, func() error {
+			found, err := chromedp.Run(ctx, chromedp.Evaluate[bool](fmt.Sprintf(
+				`(() => { const e = document.querySelector(%q); if (!e) return false; e.dispatchEvent(new MouseEvent("click", {bubbles: true})); return true; })()`, selector)))
+			if err != nil {
+				return err
+			}
+			if !found {
+				return fmt.Errorf("nothing matches %s", selector)
+			}
+			return nil
+		})
+	}
+
 	waitFor("the page shows the 3 simulated nodes", func() error {
 		var nodes []string
 		for _, b := range boxes() {
@@ -256,9 +275,7 @@ func TestWebUIInABrowser(t *testing.T) {
 	t.Logf("the replacement %s was on the timeline and in the graph %s after kubectl delete returned", replacement, took.Round(time.Millisecond))
 
 	// Its page: history with who made each change, managers, YAML.
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#graph .box[data-name=%q]`, replacement)))); err != nil {
-		t.Fatal(err)
-	}
+	click("a click on the replacement's box", fmt.Sprintf(`#graph .box[data-name=%q]`, replacement))
 	waitFor("the replacement's page", func() error {
 		page, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("drawer").hidden ? "" : document.getElementById("page").innerText`))
 		if err != nil {
@@ -282,9 +299,7 @@ func TestWebUIInABrowser(t *testing.T) {
 	}
 
 	// Clicking a timeline line selects its object in the graph.
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#events li[data-kind="Deployment"][data-name="web"]`))); err != nil {
-		t.Fatal(err)
-	}
+	click("a click on the Deployment's timeline line", `#events li[data-kind="Deployment"][data-name="web"]`)
 	waitFor("the Deployment selected by its timeline line", func() error {
 		for _, b := range boxes() {
 			if b.Sel && (b.Kind != "Deployment" || b.Name != "web") {
@@ -348,8 +363,8 @@ func TestWebUIInABrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	shot("web-ui.png")
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#graph .box[data-name=%q]`, replacement))),
-		chromedp.WaitVisible(chromedp.CSS(`#history details`))); err != nil {
+	click("a click on the replacement's box", fmt.Sprintf(`#graph .box[data-name=%q]`, replacement))
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#history details`))); err != nil {
 		t.Fatal(err)
 	}
 	shot("web-ui-object.png")
