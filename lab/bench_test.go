@@ -59,8 +59,9 @@ func BenchmarkBoot(b *testing.B) {
 	cli := os.Getenv("CRDLAB_BINARY") // bin/crdlab: 'crdlab up -d' and 'crdlab down' too
 	times := map[string][]time.Duration{}
 	rss := map[string][]int64{}
-	// record notes a boot's time and the memory of the processes it
-	// started: pid's children (pid itself too with self).
+	// recordTree notes a boot's time and the memory of the processes it
+	// started: pid's children (pid itself too with self). record does it
+	// for the children of this benchmark.
 	recordTree := func(name string, start time.Time, pid int, self bool) {
 		times[name] = append(times[name], time.Since(start))
 		tree, err := proc.Tree(pid)

@@ -268,10 +268,8 @@ func (l *Lab) makeServingCert() error {
 		return fmt.Errorf("unable to create %s: %w", dir, err)
 	}
 	f := servingFiles{cert: filepath.Join(dir, "serving.crt"), key: filepath.Join(dir, "serving.key"), ca: ca.PEM}
-	for path, data := range map[string][]byte{f.cert: cert, f.key: key} {
-		if err := os.WriteFile(path, data, 0o600); err != nil {
-			return fmt.Errorf("unable to write %s: %w", path, err)
-		}
+	if err := certs.WriteFiles(map[string][]byte{f.cert: cert, f.key: key}); err != nil {
+		return err
 	}
 	l.serving = f
 	return nil

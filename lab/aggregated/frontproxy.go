@@ -6,7 +6,6 @@ import (
 	"crypto/x509"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -40,12 +39,7 @@ func WriteFrontProxyCerts(dir string) (FrontProxyFiles, error) {
 	if err != nil {
 		return f, err
 	}
-	for path, data := range map[string][]byte{f.CA: ca.PEM, f.Cert: cert, f.Key: key} {
-		if err := os.WriteFile(path, data, 0o600); err != nil {
-			return f, fmt.Errorf("unable to write %s: %w", path, err)
-		}
-	}
-	return f, nil
+	return f, certs.WriteFiles(map[string][]byte{f.CA: ca.PEM, f.Cert: cert, f.Key: key})
 }
 
 // WaitAuthenticating waits until the server answers a discovery request of

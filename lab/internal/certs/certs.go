@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"math/big"
 	"net"
+	"os"
 	"time"
 )
 
@@ -93,6 +94,16 @@ func (ca *CA) Issue(commonName string, usage x509.ExtKeyUsage, hosts ...string) 
 		return nil, nil, err
 	}
 	return encode("CERTIFICATE", der), encode("EC PRIVATE KEY", keyDER), nil
+}
+
+// WriteFiles writes each file's PEM content, readable by this user only.
+func WriteFiles(files map[string][]byte) error {
+	for path, data := range files {
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			return fmt.Errorf("unable to write %s: %w", path, err)
+		}
+	}
+	return nil
 }
 
 func encode(kind string, der []byte) []byte {
