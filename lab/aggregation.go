@@ -68,9 +68,14 @@ func (l *Lab) startAggregated(ctx context.Context) error {
 		CertFile:   l.serving.cert,
 		KeyFile:    l.serving.key,
 		CA:         l.serving.ca,
-		Addr:       l.aggAddr,
-		Logger:     l.opts.Logger,
-		Requests:   l.opts.Requests,
+		// The CAs kube-apiserver authenticates clients with, from the
+		// files it reads them from: no ConfigMap to look up and watch
+		// before the server authenticates the aggregator.
+		ClientCAFile: l.clientCAFile(),
+		FrontProxy:   l.frontProxy,
+		Addr:         l.aggAddr,
+		Logger:       l.opts.Logger,
+		Requests:     l.opts.Requests,
 	})
 	if err != nil {
 		return err
@@ -93,6 +98,14 @@ func (l *Lab) startAggregated(ctx context.Context) error {
 	l.opts.Logger.V(1).Info("healthy", "component", AggregatedAPI, "serving after", serving.Round(time.Millisecond).String(),
 		"served by the aggregator after", time.Since(start).Round(time.Millisecond).String())
 	return nil
+}
+
+// clientCAFile is kube-apiserver's --client-ca-file (envtest's client CA).
+func (l *Lab) clientCAFile() string {
+	if v := l.env.ControlPlane.APIServer.Configure().Get("client-ca-file").Get(nil); len(v) == 1 {
+		return v[0]
+	}
+	return ""
 }
 
 // stopAggregated stops the aggregated API server; its APIServices stay,

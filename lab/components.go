@@ -140,7 +140,9 @@ func (l *Lab) startControlPlaneChildren(ctx context.Context) error {
 // componentKubeconfig provisions a client certificate for user (in groups)
 // and writes a kubeconfig for it, returning its path.
 func (l *Lab) componentKubeconfig(user string, groups ...string) (string, error) {
-	u, err := l.env.AddUser(envtest.User{Name: user, Groups: groups}, nil)
+	// The control plane's, not the environment's AddUser: envtest refuses
+	// that one for a control plane it did not start (see startEnvironment).
+	u, err := l.env.ControlPlane.AddUser(envtest.User{Name: user, Groups: groups}, nil)
 	if err != nil {
 		return "", fmt.Errorf("unable to provision user %s: %w", user, err)
 	}

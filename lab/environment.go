@@ -2,14 +2,21 @@ package lab
 
 import (
 	"fmt"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
+	"syscall"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/crdlab/crdlab/lab/daemon"
+	"github.com/crdlab/crdlab/lab/internal/proc"
 	"github.com/crdlab/crdlab/lab/multicall"
 )
 
@@ -192,7 +199,80 @@ func (l *Lab) environment(crds []*apiextensionsv1.CustomResourceDefinition) (*en
 		etcd.Path = filepath.Join(binDir, multicall.Etcd)
 		api.Path = filepath.Join(binDir, multicall.KubeAPIServer)
 	}
+	l.startsTogether = self
 	return env, nil
+}
+
+// startEnvironment starts etcd and kube-apiserver, has envtest wait for the
+// default namespace and install the CRDs and webhook configurations, and
+// returns the admin user's configuration.
+//
+// envtest starts kube-apiserver only once etcd is healthy (which it checks
+// every 100 ms). The lab's own binaries start together instead:
+// kube-apiserver's process start, package init and flag handling (about a
+// tenth of a second) need no etcd, and it waits for etcd to answer before
+// it builds its storage (multicall.WaitForEtcdEnv), so that no etcd client
+// of its own ever meets a refused connection and backs off for a second.
+// Other binaries start as envtest starts them.
+func (l *Lab) startEnvironment(env *envtest.Environment) (*rest.Config, error) {
+	if !l.startsTogether {
+		return env.Start()
+	}
+	cp := &env.ControlPlane
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	cp.Etcd.URL = &url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}
+	cp.APIServer.EtcdURL = cp.Etcd.URL
+	cp.Etcd.StartTimeout, cp.APIServer.StartTimeout = l.opts.StartTimeout, l.opts.StartTimeout
+	cp.Etcd.StopTimeout, cp.APIServer.StopTimeout = l.opts.StopTimeout, l.opts.StopTimeout
+	if err := os.Setenv(multicall.WaitForEtcdEnv, l.opts.StartTimeout.String()); err != nil {
+		return nil, fmt.Errorf("unable to set %s: %w", multicall.WaitForEtcdEnv, err)
+	}
+
+	// From here on Stop stops them, whatever happens.
+	l.ownsControlPlane = true
+	etcdDone, apiDone := make(chan error, 1), make(chan error, 1)
+	go func() { etcdDone <- cp.Etcd.Start() }()
+	go func() { apiDone <- cp.APIServer.Start() }()
+	if err := <-etcdDone; err != nil {
+		// kube-apiserver waits for an etcd that will never answer: end it
+		// now rather than at its start timeout.
+		l.killUntilDone(multicall.KubeAPIServer, "--cert-dir="+cp.APIServer.CertDir, apiDone)
+		return nil, err
+	}
+	if err := <-apiDone; err != nil {
+		return nil, err
+	}
+	// The same admin user envtest provisions, with the same client limits.
+	admin, err := cp.AddUser(envtest.User{Name: "admin", Groups: []string{"system:masters"}}, &rest.Config{QPS: 1000, Burst: 2000})
+	if err != nil {
+		return nil, fmt.Errorf("unable to provision the admin user: %w", err)
+	}
+	env.Config = admin.Config()
+	env.UseExistingCluster = ptr.To(true) // started: envtest only installs
+	return env.Start()
+}
+
+// killUntilDone kills the child process called name with arg on its command
+// line, again each 10 ms (envtest may not have started it yet), until done
+// receives.
+func (l *Lab) killUntilDone(name, arg string, done <-chan error) {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if children, err := proc.Children(os.Getpid()); err == nil {
+			if pid := findChild(children, name, arg); pid != 0 {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+		select {
+		case <-done:
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // openLogs opens (appending) one log file per component name.

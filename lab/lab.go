@@ -52,6 +52,10 @@ type Lab struct {
 	// started them (see superviseControlPlane).
 	controlPlane []*proc.Child
 	kubelet      *kubelet.Kubelet
+	// startsTogether: etcd and kube-apiserver are the lab's own binaries,
+	// started at the same time (see startEnvironment); ownsControlPlane:
+	// they were, so Stop stops them, not envtest.
+	startsTogether, ownsControlPlane bool
 
 	mu        sync.Mutex
 	operators Operators // attached in-process operators, if any
@@ -148,7 +152,7 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 	}
 
 	opts.Progress("starting etcd and kube-apiserver")
-	cfg, err := env.Start()
+	cfg, err := l.startEnvironment(env)
 	if err != nil {
 		// envtest says which process did not start.
 		if opts.DataDir != "" && strings.Contains(err.Error(), "process etcd ") {
@@ -323,6 +327,14 @@ func (l *Lab) Stop() error {
 		// was wanted.
 		if err := l.env.Stop(); err != nil && !errors.Is(err, syscall.ESRCH) {
 			errs = append(errs, fmt.Errorf("unable to stop the control plane: %w", err))
+		}
+		if l.ownsControlPlane {
+			// envtest's Stop leaves a control plane it did not start;
+			// this removes the folders envtest made for it.
+			if err := l.env.ControlPlane.Stop(); err != nil && !errors.Is(err, syscall.ESRCH) {
+				errs = append(errs, fmt.Errorf("unable to stop the control plane: %w", err))
+			}
+			l.ownsControlPlane = false
 		}
 		l.env = nil
 	}

@@ -2,6 +2,7 @@ package aggregated
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -10,23 +11,28 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/google/uuid"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/util/wait"
 	openapinamer "k8s.io/apiserver/pkg/endpoints/openapi"
 	"k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/apiserver/pkg/server/dynamiccertificates"
 	genericoptions "k8s.io/apiserver/pkg/server/options"
 	"k8s.io/apiserver/pkg/util/compatibility"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	restclient "k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/metrics/pkg/apis/metrics"
 	metricsinstall "k8s.io/metrics/pkg/apis/metrics/install"
 	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 
+	"github.com/crdlab/crdlab/lab/internal/certs"
 	"github.com/crdlab/crdlab/lab/timeline"
 )
 
@@ -56,6 +62,14 @@ type Options struct {
 	// signed it, the APIServices' caBundle.
 	CertFile, KeyFile string
 	CA                []byte
+	// ClientCAFile is kube-apiserver's --client-ca-file and FrontProxy its
+	// front-proxy CA (--requestheader-client-ca-file): given both, the
+	// server reads them from these files instead of from the ConfigMap
+	// kube-system/extension-apiserver-authentication, where kube-apiserver
+	// publishes the same CAs once it runs. Without, it reads the ConfigMap,
+	// as aggregated API servers in a cluster do.
+	ClientCAFile string
+	FrontProxy   FrontProxyFiles
 	// Addr to listen on; "" picks a free port on 127.0.0.1. A restarted
 	// server listens where it did before.
 	Addr string
@@ -96,7 +110,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("aggregated API server: unable to listen on %s: %w", addr, err)
 	}
-	secure := genericoptions.NewSecureServingOptions().WithLoopback()
+	secure := genericoptions.NewSecureServingOptions()
 	secure.Listener = ln
 	secure.BindAddress = net.ParseIP("127.0.0.1")
 	secure.ServerCert.CertKey.CertFile = opts.CertFile
@@ -104,15 +118,29 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 
 	authn := genericoptions.NewDelegatingAuthenticationOptions()
 	authn.RemoteKubeConfigFile = opts.Kubeconfig
+	if opts.ClientCAFile != "" && opts.FrontProxy.CA != "" {
+		authn.SkipInClusterLookup = true
+		authn.ClientCert.ClientCA = opts.ClientCAFile
+		authn.RequestHeader.ClientCAFile = opts.FrontProxy.CA
+		authn.RequestHeader.AllowedNames = []string{FrontProxyName}
+		authn.RequestHeader.UsernameHeaders = []string{"X-Remote-User"}
+		authn.RequestHeader.UIDHeaders = []string{"X-Remote-Uid"}
+		authn.RequestHeader.GroupHeaders = []string{"X-Remote-Group"}
+		authn.RequestHeader.ExtraHeaderPrefixes = []string{"X-Remote-Extra-"}
+	}
 	authz := genericoptions.NewDelegatingAuthorizationOptions()
 	authz.RemoteKubeConfigFile = opts.Kubeconfig
 	authz.AlwaysAllowPaths = []string{"/healthz", "/readyz", "/livez"}
 
 	cfg := genericapiserver.NewConfig(codecs)
 	cfg.EffectiveVersion = compatibility.DefaultBuildEffectiveVersion()
-	if err := secure.ApplyTo(&cfg.SecureServing, &cfg.LoopbackClientConfig); err != nil {
+	if err := secure.ApplyTo(&cfg.SecureServing); err != nil {
 		ln.Close()
 		return nil, fmt.Errorf("aggregated API server: serving: %w", err)
+	}
+	if err := applyLoopback(cfg); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("aggregated API server: loopback: %w", err)
 	}
 	if err := authn.ApplyTo(&cfg.Authentication, cfg.SecureServing, nil); err != nil {
 		ln.Close()
@@ -122,6 +150,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		ln.Close()
 		return nil, fmt.Errorf("aggregated API server: delegated authorization: %w", err)
 	}
+	genericapiserver.AuthorizeClientBearerToken(cfg.LoopbackClientConfig, &cfg.Authentication, &cfg.Authorization)
 	// The handlers run in this process: no priority and fairness, no
 	// admission (nothing is written).
 	cfg.FlowControl = nil
@@ -187,12 +216,15 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 
 	runCtx, cancel := context.WithCancel(ctx)
 	factory.Start(runCtx.Done())
-	for typ, ok := range factory.WaitForCacheSync(runCtx.Done()) {
-		if !ok {
-			cancel()
-			ln.Close()
-			return nil, fmt.Errorf("aggregated API server: the cache of %v did not sync", typ)
-		}
+	synced := []cache.InformerSynced{
+		factory.Core().V1().Nodes().Informer().HasSynced, factory.Core().V1().Pods().Informer().HasSynced,
+		factory.Core().V1().Namespaces().Informer().HasSynced, factory.Apps().V1().ReplicaSets().Informer().HasSynced,
+		factory.Apps().V1().Deployments().Informer().HasSynced,
+	}
+	if err := waitForCaches(runCtx, synced...); err != nil {
+		cancel()
+		ln.Close()
+		return nil, err
 	}
 	s := &Server{addr: ln.Addr().String(), caBundle: opts.CA, cancel: cancel, done: make(chan struct{})}
 	prepared := server.PrepareRun()
@@ -203,6 +235,47 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		}
 	}()
 	return s, nil
+}
+
+// applyLoopback gives the server the certificate it serves its own
+// loopback clients with, and their configuration: what
+// SecureServingOptionsWithLoopback does, on an ECDSA key instead of two
+// RSA keys it would make at every start (about 80 ms of CPU here, in the
+// middle of a lab's boot).
+func applyLoopback(cfg *genericapiserver.Config) error {
+	ca, err := certs.NewCA(genericapiserver.LoopbackClientServerNameOverride+"-ca", 3*365*24*time.Hour)
+	if err != nil {
+		return err
+	}
+	certPEM, keyPEM, err := ca.Issue(genericapiserver.LoopbackClientServerNameOverride, x509.ExtKeyUsageServerAuth, genericapiserver.LoopbackClientServerNameOverride)
+	if err != nil {
+		return err
+	}
+	provider, err := dynamiccertificates.NewStaticSNICertKeyContent("self-signed loopback", certPEM, keyPEM, genericapiserver.LoopbackClientServerNameOverride)
+	if err != nil {
+		return err
+	}
+	// First, so that it overrides any other certificate for that name.
+	cfg.SecureServing.SNICerts = append([]dynamiccertificates.SNICertKeyContentProvider{provider}, cfg.SecureServing.SNICerts...)
+	cfg.LoopbackClientConfig, err = cfg.SecureServing.NewLoopbackClientConfig(uuid.New().String(), ca.PEM)
+	return err
+}
+
+// waitForCaches waits until every informer has synced, checking each 5 ms
+// (client-go's WaitForCacheSync checks each 100 ms).
+func waitForCaches(ctx context.Context, synced ...cache.InformerSynced) error {
+	err := wait.PollUntilContextCancel(ctx, 5*time.Millisecond, true, func(context.Context) (bool, error) {
+		for _, ok := range synced {
+			if !ok() {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		return fmt.Errorf("aggregated API server: its caches did not sync: %w", err)
+	}
+	return nil
 }
 
 // recordRequests records each resource request on the timeline, then

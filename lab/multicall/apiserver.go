@@ -3,7 +3,10 @@ package multicall
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"os"
 	"reflect"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -12,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/wait"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/apiserver/pkg/server/flagz"
 	"k8s.io/client-go/kubernetes"
@@ -99,8 +103,18 @@ cluster's shared state through which all other components interact.`,
 	return cmd
 }
 
-// runAPIServer is app.Run with the bootstrap hooks made fast.
+// runAPIServer is app.Run with the bootstrap hooks made fast, after etcd
+// answers if WaitForEtcdEnv asks for it.
 func runAPIServer(ctx context.Context, opts options.CompletedOptions) error {
+	if v := os.Getenv(WaitForEtcdEnv); v != "" {
+		timeout, err := time.ParseDuration(v)
+		if err != nil {
+			return fmt.Errorf("%s=%q: not a duration: %w", WaitForEtcdEnv, v, err)
+		}
+		if err := waitForEtcd(ctx, opts.Etcd.StorageConfig.Transport.ServerList, timeout); err != nil {
+			return err
+		}
+	}
 	if opts.InformerName == nil {
 		name, err := cache.NewInformerName("kube-apiserver")
 		if err != nil {
@@ -128,6 +142,36 @@ func runAPIServer(ctx context.Context, opts options.CompletedOptions) error {
 		return err
 	}
 	return prepared.Run(ctx)
+}
+
+// waitForEtcd polls the /health endpoint of each plain-http etcd server
+// every 5 ms until it answers 200 (etcd has a leader), for at most timeout.
+func waitForEtcd(ctx context.Context, servers []string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	hc := &http.Client{Timeout: time.Second}
+	defer hc.CloseIdleConnections()
+	for _, server := range servers {
+		if !strings.HasPrefix(server, "http://") {
+			continue // TLS to etcd: not a lab's; upstream's own retries apply
+		}
+		healthy := func(ctx context.Context) (bool, error) {
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(server, "/")+"/health", nil)
+			if err != nil {
+				return false, err
+			}
+			resp, err := hc.Do(req)
+			if err != nil {
+				return false, nil //nolint:nilerr // not listening yet
+			}
+			resp.Body.Close()
+			return resp.StatusCode == http.StatusOK, nil
+		}
+		if err := wait.PollUntilContextCancel(ctx, 5*time.Millisecond, true, healthy); err != nil {
+			return fmt.Errorf("etcd at %s not healthy within %s (%s): %w", server, timeout, WaitForEtcdEnv, err)
+		}
+	}
+	return nil
 }
 
 // Names of kube-apiserver's bootstrap post-start hooks

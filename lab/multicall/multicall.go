@@ -60,6 +60,14 @@ var components = map[string]func(args []string) int{
 // already died exits at once instead of running as an orphan.
 const ParentPIDEnv = "CRDLAB_PARENT_PID"
 
+// WaitForEtcdEnv names the variable through which a lab that starts etcd
+// and kube-apiserver at the same time asks kube-apiserver to wait, for at
+// most the duration it holds, until etcd (--etcd-servers, http) says it is
+// healthy, before it builds anything that uses etcd. Without it an etcd
+// client that meets a refused connection at start waits about a second
+// before it tries again. Unset, kube-apiserver starts as upstream's does.
+const WaitForEtcdEnv = "CRDLAB_WAIT_FOR_ETCD"
+
 func init() {
 	name := filepath.Base(os.Args[0])
 	run, ok := components[name]
