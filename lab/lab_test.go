@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -151,6 +152,21 @@ var _ = Describe("Start", func() {
 		Expect(err).To(MatchError(ContainSubstring("etcd: this etcd is broken on purpose")))
 		Expect(childPIDs()).To(Equal(before))
 	})
+
+	It("fails at once with etcd's error when etcd cannot start, without waiting out kube-apiserver's start", func(ctx context.Context) {
+		// etcd and kube-apiserver start together, and kube-apiserver waits
+		// for etcd: when etcd fails, the lab must end that wait itself
+		// rather than at the start timeout (ten minutes here, beyond the
+		// spec's own limit).
+		dataDir := GinkgoT().TempDir()
+		Expect(os.MkdirAll(filepath.Join(dataDir, "etcd", "member", "snap"), 0o700)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(dataDir, "etcd", "member", "snap", "db"), []byte("not a bbolt file"), 0o600)).To(Succeed())
+		before := childPIDs()
+		_, err := lab.Start(ctx, lab.Options{DataDir: dataDir, Components: []string{}, StartTimeout: 10 * time.Minute})
+		Expect(errors.Is(err, lab.ErrDataDir)).To(BeTrue(), "got %v", err)
+		Expect(err).To(MatchError(ContainSubstring("invalid database")))
+		Expect(childPIDs()).To(Equal(before))
+	}, SpecTimeout(time.Minute))
 
 	It("keeps every object across a restart on the same data dir", func(ctx context.Context) {
 		dataDir := GinkgoT().TempDir()
