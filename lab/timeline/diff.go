@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // maxDetail is how many changed fields an update line names.
@@ -121,17 +122,17 @@ func actorOf(obj *unstructured.Unstructured, entry *metav1.ManagedFieldsEntry) (
 // changedEntry returns the managedFields entry of cur that is new or
 // differs from old's: the one the write between them touched.
 func changedEntry(old, cur *unstructured.Unstructured) *metav1.ManagedFieldsEntry {
-	before := map[string]metav1.ManagedFieldsEntry{}
-	key := func(e metav1.ManagedFieldsEntry) string {
-		return e.Manager + "/" + string(e.Operation) + "/" + e.Subresource
+	before := map[string]map[string]any{}
+	key := func(e map[string]any) string {
+		return str(e, "manager") + "/" + str(e, "operation") + "/" + str(e, "subresource")
 	}
-	for _, e := range old.GetManagedFields() {
+	for _, e := range managedFields(old) {
 		before[key(e)] = e
 	}
-	for _, e := range cur.GetManagedFields() {
+	for _, e := range managedFields(cur) {
 		prev, ok := before[key(e)]
 		if !ok || !equality.Semantic.DeepEqual(prev, e) {
-			return &e
+			return toEntry(e)
 		}
 	}
 	return nil
@@ -140,16 +141,50 @@ func changedEntry(old, cur *unstructured.Unstructured) *metav1.ManagedFieldsEntr
 // soleStatusWriter returns the only managedFields entry of the status
 // subresource, if there is exactly one.
 func soleStatusWriter(obj *unstructured.Unstructured) *metav1.ManagedFieldsEntry {
-	var found *metav1.ManagedFieldsEntry
-	for _, e := range obj.GetManagedFields() {
-		if e.Subresource == "status" {
+	var found map[string]any
+	for _, e := range managedFields(obj) {
+		if str(e, "subresource") == "status" {
 			if found != nil {
 				return nil
 			}
-			found = &e
+			found = e
 		}
 	}
-	return found
+	if found == nil {
+		return nil
+	}
+	return toEntry(found)
+}
+
+// managedFields returns the entries of obj's metadata.managedFields as the
+// object holds them, without the conversion (through JSON, for fieldsV1)
+// GetManagedFields makes of every entry: the timeline looks at every
+// change of every object, and converts only the entry it reports.
+func managedFields(obj *unstructured.Unstructured) []map[string]any {
+	v, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "metadata", "managedFields")
+	list, _ := v.([]any)
+	out := make([]map[string]any, 0, len(list))
+	for _, e := range list {
+		if m, ok := e.(map[string]any); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// toEntry converts one managedFields entry; one that does not convert
+// keeps what a timeline line shows.
+func toEntry(m map[string]any) *metav1.ManagedFieldsEntry {
+	var e metav1.ManagedFieldsEntry
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &e); err != nil {
+		return &metav1.ManagedFieldsEntry{Manager: str(m, "manager"), Operation: metav1.ManagedFieldsOperationType(str(m, "operation")), Subresource: str(m, "subresource")}
+	}
+	return &e
+}
+
+func str(m map[string]any, key string) string {
+	s, _ := m[key].(string)
+	return s
 }
 
 // podSummary describes a Pod's status the way kubectl get pods would.
@@ -171,18 +206,20 @@ func podSummary(pod *unstructured.Unstructured) string {
 }
 
 // lastManager returns the manager and subresource of the most recent
-// managedFields entry.
+// managedFields entry (by time), or "" when there is none.
 func lastManager(obj *unstructured.Unstructured) (manager, subresource string) {
-	var latest *metav1.ManagedFieldsEntry
-	for _, mf := range obj.GetManagedFields() {
-		if latest == nil || (mf.Time != nil && latest.Time != nil && latest.Time.Before(mf.Time)) {
-			latest = &mf
+	var latest map[string]any
+	var latestTime time.Time
+	for _, e := range managedFields(obj) {
+		t, err := time.Parse(time.RFC3339, str(e, "time"))
+		if latest == nil || (err == nil && !latestTime.IsZero() && latestTime.Before(t)) {
+			latest, latestTime = e, t
 		}
 	}
 	if latest == nil {
 		return "", ""
 	}
-	return latest.Manager, latest.Subresource
+	return str(latest, "manager"), str(latest, "subresource")
 }
 
 // bookkeeping fields change on every write and say nothing about intent.

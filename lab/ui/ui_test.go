@@ -170,6 +170,28 @@ func TestHistoryAndDeletedObjectsAreBounded(t *testing.T) {
 	}
 }
 
+func TestTheTimelineKeepsItsLastLinesInOrder(t *testing.T) {
+	st := newStore()
+	total := 3*maxEvents + 7
+	for i := range total {
+		st.record(timeline.Event{Name: fmt.Sprint(i)})
+		if len(st.events) >= 2*maxEvents {
+			t.Fatalf("%d lines held after %d recorded", len(st.events), i+1)
+		}
+	}
+	st.mu.Lock()
+	events := st.snapshotLocked().Events
+	st.mu.Unlock()
+	if len(events) != maxEvents {
+		t.Fatalf("the snapshot has %d lines, want %d", len(events), maxEvents)
+	}
+	for i, e := range events {
+		if want := fmt.Sprint(total - maxEvents + i); e.Name != want {
+			t.Fatalf("line %d is %s, want %s", i, e.Name, want)
+		}
+	}
+}
+
 func TestSummaries(t *testing.T) {
 	obj := func(kind string, o map[string]any) *unstructured.Unstructured {
 		u := &unstructured.Unstructured{Object: o}
