@@ -203,9 +203,10 @@ func (l *Lab) environment(crds []*apiextensionsv1.CustomResourceDefinition) (*en
 	return env, nil
 }
 
-// startEnvironment starts etcd and kube-apiserver, has envtest wait for the
-// default namespace and install the CRDs and webhook configurations, and
-// returns the admin user's configuration.
+// startEnvironment starts etcd and kube-apiserver and returns the admin
+// user's configuration. For other binaries than the lab's own, envtest's
+// start also waits for the default namespace and installs the CRDs and
+// webhook configurations; for the lab's own, installEnvironment does.
 //
 // envtest starts kube-apiserver only once etcd is healthy (which it checks
 // every 100 ms). The lab's own binaries start together instead:
@@ -251,8 +252,20 @@ func (l *Lab) startEnvironment(env *envtest.Environment) (*rest.Config, error) {
 		return nil, fmt.Errorf("unable to provision the admin user: %w", err)
 	}
 	env.Config = admin.Config()
-	env.UseExistingCluster = ptr.To(true) // started: envtest only installs
-	return env.Start()
+	env.UseExistingCluster = ptr.To(true) // started: envtest only installs (installEnvironment)
+	return env.Config, nil
+}
+
+// installEnvironment has envtest, on the control plane startEnvironment
+// started, wait for the default namespace and install the CRDs and webhook
+// configurations. (envtest's own start did so already for other
+// binaries.) The lab runs it while the components start.
+func (l *Lab) installEnvironment() error {
+	if !l.startsTogether {
+		return nil
+	}
+	_, err := l.env.Start()
+	return err
 }
 
 // killUntilDone kills the child process called name with arg on its command

@@ -175,15 +175,27 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 	if err := l.superviseControlPlane(); err != nil {
 		return nil, err
 	}
-	if err := l.installWebhooks(ctx); err != nil {
-		return nil, err
-	}
-	for _, obj := range opts.Objects {
-		if err := l.client.Patch(ctx, obj, client.Apply, client.FieldOwner("crdlab"), client.ForceOwnership); err != nil {
-			return nil, fmt.Errorf("unable to apply %s %s: %w", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), err)
+	// What goes into the apiserver (CRDs, webhook configurations, Objects,
+	// then Options.Alongside) goes in while the components start: neither
+	// waits for the other.
+	install := func(ctx context.Context) error {
+		if err := l.installEnvironment(); err != nil {
+			return l.explainStartError(err)
 		}
+		if err := l.installWebhooks(ctx); err != nil {
+			return err
+		}
+		for _, obj := range opts.Objects {
+			if err := l.client.Patch(ctx, obj, client.Apply, client.FieldOwner("crdlab"), client.ForceOwnership); err != nil {
+				return fmt.Errorf("unable to apply %s %s: %w", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), err)
+			}
+		}
+		if opts.Alongside != nil {
+			return opts.Alongside(ctx, l)
+		}
+		return nil
 	}
-	if err := l.startWorkloadComponents(ctx); err != nil {
+	if err := l.startWorkloadComponents(ctx, install); err != nil {
 		return nil, err
 	}
 	if err := l.takeBaseline(ctx); err != nil {
@@ -196,9 +208,9 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 }
 
 // startWorkloadComponents starts kube-controller-manager, kube-scheduler,
-// the simulated nodes and the aggregated API server, as the options ask, in
-// parallel.
-func (l *Lab) startWorkloadComponents(ctx context.Context) error {
+// the simulated nodes and the aggregated API server, as the options ask,
+// and runs install, in parallel.
+func (l *Lab) startWorkloadComponents(ctx context.Context, install func(context.Context) error) error {
 	if l.opts.runs(ControllerManager) || l.opts.runs(Scheduler) || l.opts.runs(AggregatedAPI) {
 		if err := l.makeServingCert(); err != nil {
 			return err
@@ -225,6 +237,7 @@ func (l *Lab) startWorkloadComponents(ctx context.Context) error {
 			return nil
 		})
 	}
+	g.Go(func() error { return install(gctx) })
 	if l.opts.runs(AggregatedAPI) {
 		g.Go(func() error {
 			if err := l.startAggregated(gctx); err != nil {

@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"context"
 	"github.com/crdlab/crdlab/lab/timeline"
 
 	"time"
@@ -137,6 +138,12 @@ type Options struct {
 	// kube-scheduler) exits on its own or is healthy again after its
 	// restart. Calls may come from several goroutines at once.
 	OnHealth func(Health)
+
+	// Alongside, if set, runs once kube-apiserver serves and the CRDs and
+	// Objects are in, while the components start; Start returns once it has
+	// returned too, and fails with its error. crdlab up starts its sample
+	// operators so, rather than after the components are healthy.
+	Alongside func(ctx context.Context, l *Lab) error
 }
 
 func (o *Options) defaults() {

@@ -103,26 +103,31 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 			o.Objects = append(o.Objects, p)
 		}
 	}
+	if !opts.NoSamples {
+		// The operators start while the components do: they need only the
+		// apiserver and their CRDs.
+		o.Alongside = func(ctx context.Context, ll *lab.Lab) error {
+			opCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+			wh := ll.WebhookInstallOptions()
+			ops, err := controllers.Start(opCtx, ll.RESTConfig(), controllers.Options{
+				Logger: o.Logger, Trace: sink,
+				Webhooks: &controllers.WebhookServing{Host: wh.LocalServingHost, Port: wh.LocalServingPort, CertDir: wh.LocalServingCertDir},
+			})
+			if err != nil {
+				cancel()
+				return err
+			}
+			l.Operators, l.stopOps = ops, cancel
+			ll.AttachOperators(ops)
+			o.Progress("sample operators running: " + strings.Join(controllers.Names(), ", ") +
+				fmt.Sprintf("; the WebApp's webhooks served on https://%s:%d", wh.LocalServingHost, wh.LocalServingPort))
+			return nil
+		}
+	}
 	var err error
 	if l.Lab, err = lab.Start(ctx, o); err != nil {
 		return nil, err
 	}
-	if opts.NoSamples {
-		return l, nil
-	}
-	opCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	l.stopOps = cancel
-	wh := l.WebhookInstallOptions()
-	l.Operators, err = controllers.Start(opCtx, l.RESTConfig(), controllers.Options{
-		Logger: o.Logger, Trace: sink,
-		Webhooks: &controllers.WebhookServing{Host: wh.LocalServingHost, Port: wh.LocalServingPort, CertDir: wh.LocalServingCertDir},
-	})
-	if err != nil {
-		return nil, err
-	}
-	l.AttachOperators(l.Operators)
-	o.Progress("sample operators running: " + strings.Join(controllers.Names(), ", ") +
-		fmt.Sprintf("; the WebApp's webhooks served on https://%s:%d", wh.LocalServingHost, wh.LocalServingPort))
 	return l, nil
 }
 
