@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -142,9 +143,12 @@ func Start(ctx context.Context, cfg *rest.Config, opts Options) (*Kubelet, error
 		UpdateFunc: func(_, obj any) { k.enqueue(obj) },
 	})
 	factory.Start(ctx.Done())
-	if !cache.WaitForCacheSync(ctx.Done(), podInformer.Informer().HasSynced) {
+	// Checked every 5 ms: client-go's WaitForCacheSync checks every 100 ms,
+	// and the nodes' start is part of a lab's.
+	synced := func(context.Context) (bool, error) { return podInformer.Informer().HasSynced(), nil }
+	if err := wait.PollUntilContextCancel(ctx, 5*time.Millisecond, true, synced); err != nil {
 		cancel()
-		return nil, fmt.Errorf("simulated kubelet: pod cache did not sync: %w", ctx.Err())
+		return nil, fmt.Errorf("simulated kubelet: pod cache did not sync: %w", err)
 	}
 	for i := 0; i < opts.Workers; i++ {
 		k.done.Add(1)
