@@ -41,9 +41,9 @@ func (l *Lab) aggregation(args *envtest.Arguments, certDir string) error {
 	l.egress.TempDir = tempDir
 	args.Set("requestheader-client-ca-file", fp.CA)
 	args.Set("requestheader-allowed-names", aggregated.FrontProxyName)
-	args.Set("requestheader-username-headers", "X-Remote-User")
-	args.Set("requestheader-group-headers", "X-Remote-Group")
-	args.Set("requestheader-extra-headers-prefix", "X-Remote-Extra-")
+	args.Set("requestheader-username-headers", aggregated.UserHeader)
+	args.Set("requestheader-group-headers", aggregated.GroupHeader)
+	args.Set("requestheader-extra-headers-prefix", aggregated.ExtraHeaderPrefix)
 	args.Set("proxy-client-cert-file", fp.Cert)
 	args.Set("proxy-client-key-file", fp.Key)
 	args.Set("egress-selector-config-file", cfgPath)

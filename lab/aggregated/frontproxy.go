@@ -19,6 +19,15 @@ import (
 // kube-system/extension-apiserver-authentication).
 const FrontProxyName = "front-proxy-client"
 
+// The request headers the aggregator names the user in (kube-apiserver's
+// --requestheader-username-headers, -group-headers and
+// -extra-headers-prefix in a lab).
+const (
+	UserHeader        = "X-Remote-User"
+	GroupHeader       = "X-Remote-Group"
+	ExtraHeaderPrefix = "X-Remote-Extra-"
+)
+
 // FrontProxyFiles are the front-proxy CA and the aggregator's client
 // certificate and key.
 type FrontProxyFiles struct{ CA, Cert, Key string }
@@ -58,6 +67,6 @@ func (s *Server) WaitAuthenticating(ctx context.Context, files FrontProxyFiles) 
 	tr := &http.Transport{TLSClientConfig: &tls.Config{Certificates: []tls.Certificate{pair}, RootCAs: roots}}
 	defer tr.CloseIdleConnections()
 	hc := &http.Client{Transport: tr, Timeout: time.Second}
-	header := http.Header{"X-Remote-User": {"system:kube-aggregator"}, "X-Remote-Group": {"system:masters"}}
+	header := http.Header{UserHeader: {"system:kube-aggregator"}, GroupHeader: {"system:masters"}}
 	return waitDiscovery(ctx, hc, "https://"+s.addr, header, 10*time.Millisecond, "answering the front proxy")
 }

@@ -119,14 +119,15 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	authn := genericoptions.NewDelegatingAuthenticationOptions()
 	authn.RemoteKubeConfigFile = opts.Kubeconfig
 	if opts.ClientCAFile != "" && opts.FrontProxy.CA != "" {
+		// What kube-apiserver publishes in that ConfigMap, from the
+		// --requestheader-* flags the lab gives it (lab/aggregation.go).
 		authn.SkipInClusterLookup = true
 		authn.ClientCert.ClientCA = opts.ClientCAFile
 		authn.RequestHeader.ClientCAFile = opts.FrontProxy.CA
 		authn.RequestHeader.AllowedNames = []string{FrontProxyName}
-		authn.RequestHeader.UsernameHeaders = []string{"X-Remote-User"}
-		authn.RequestHeader.UIDHeaders = []string{"X-Remote-Uid"}
-		authn.RequestHeader.GroupHeaders = []string{"X-Remote-Group"}
-		authn.RequestHeader.ExtraHeaderPrefixes = []string{"X-Remote-Extra-"}
+		authn.RequestHeader.UsernameHeaders = []string{UserHeader}
+		authn.RequestHeader.GroupHeaders = []string{GroupHeader}
+		authn.RequestHeader.ExtraHeaderPrefixes = []string{ExtraHeaderPrefix}
 	}
 	authz := genericoptions.NewDelegatingAuthorizationOptions()
 	authz.RemoteKubeConfigFile = opts.Kubeconfig
