@@ -132,8 +132,8 @@ func (s *store) record(e timeline.Event) {
 
 // appendBounded appends v to s, of which only the last max elements count
 // (lastOf). It drops the older ones only when s reaches twice max: dropping
-// them at every append once s is full copied max elements each time, most
-// 15% of the crdlab process's CPU in a scale-up of a thousand Pods.
+// them at every append once s was full copied max elements each time, 15%
+// of the crdlab process's CPU in a scale-up of a thousand Pods.
 func appendBounded[T any](s []T, v T, max int) []T {
 	s = append(s, v)
 	if len(s) >= 2*max {
