@@ -33,7 +33,11 @@ func BenchmarkWebApps(b *testing.B) {
 	const n = 200
 	ctx := context.Background()
 	l, passes := benchLab(ctx, b)
-	defer l.Stop()
+	defer func() {
+		if err := l.Stop(); err != nil {
+			b.Error(err)
+		}
+	}()
 	c := l.Client()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -105,7 +109,11 @@ func BenchmarkRedisClusters(b *testing.B) {
 	const n = 50
 	ctx := context.Background()
 	l, passes := benchLab(ctx, b)
-	defer l.Stop()
+	defer func() {
+		if err := l.Stop(); err != nil {
+			b.Error(err)
+		}
+	}()
 	c := l.Client()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

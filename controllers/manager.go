@@ -193,7 +193,7 @@ func (o *Operators) Start(name string) error {
 		c = tracingClient{Client: c}
 	}
 	r, setup := op.new(c, mgr.GetEventRecorder(op.name))
-	var rec reconcile.Reconciler = r
+	rec := r
 	var preds []predicate.Predicate
 	if o.opts.Trace != nil {
 		tr := newTriggers(op.kind, mgr.GetScheme())

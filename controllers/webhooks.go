@@ -73,7 +73,7 @@ func (o *Operators) startWebhooks(ctx context.Context) (*running, error) {
 	for started(nil) != nil {
 		select {
 		case <-run.done:
-			return nil, fmt.Errorf("%s stopped before it served: %v", webapp.WebhookName, startErr)
+			return nil, fmt.Errorf("%s stopped before it served: %w", webapp.WebhookName, startErr)
 		case <-deadline:
 			cancel()
 			return nil, fmt.Errorf("%s does not serve on %s:%d after 30s", webapp.WebhookName, w.Host, w.Port)

@@ -40,7 +40,7 @@ func (e expectErrorOp) run(ctx context.Context, r *runner, _ time.Duration) (str
 		code = int(status.Status().Code)
 	}
 	if e.Code != 0 && code != e.Code {
-		return "", fmt.Errorf("refused with status %d, want %d: %v", code, e.Code, err)
+		return "", fmt.Errorf("refused with status %d, want %d: %w", code, e.Code, err)
 	}
 	if e.Message != "" && !strings.Contains(err.Error(), e.Message) {
 		return "", fmt.Errorf("refused, but the message does not contain %q:\n%v", e.Message, err)

@@ -47,9 +47,11 @@ func Register(ctx context.Context, c client.Client, srv *Server, egress *Egress)
 		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "https", Port: ServicePort,
 			TargetPort: intstr.FromInt32(ServicePort), Protocol: corev1.ProtocolTCP}}},
 	}
-	if err := c.Create(ctx, svc); apierrors.IsAlreadyExists(err) {
+	err := c.Create(ctx, svc)
+	if apierrors.IsAlreadyExists(err) {
 		err = c.Get(ctx, client.ObjectKeyFromObject(svc), svc)
-	} else if err != nil {
+	}
+	if err != nil {
 		return fmt.Errorf("aggregated API server: service: %w", err)
 	}
 	slice := &discoveryv1.EndpointSlice{

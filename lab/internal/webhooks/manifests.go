@@ -83,7 +83,7 @@ func (m *Manifests) readFile(path string) error {
 	r := utilyaml.NewYAMLReader(bufio.NewReader(f))
 	for n := 1; ; n++ {
 		doc, err := r.Read()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {

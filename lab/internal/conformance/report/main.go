@@ -137,10 +137,10 @@ func readJUnit(path, focus string) (Results, error) {
 				continue
 			}
 			t := Test{Name: name, Seconds: float64(int(c.Time*10)) / 10}
-			switch {
-			case c.Status == "passed":
+			switch c.Status {
+			case "passed":
 				t.Status = "passed"
-			case c.Status == "skipped" || c.Status == "pending":
+			case "skipped", "pending":
 				t.Status = "skipped"
 				if c.Skipped != nil {
 					t.Message = firstLine(c.Skipped.Message)
