@@ -46,8 +46,9 @@ func waitExit(kq int) {
 	defer unix.Close(kq)
 	events := make([]unix.Kevent_t, 1)
 	for {
-		n, err := unix.Kevent(kq, nil, events, nil)
-		if err == nil && n > 0 || err != nil && !errors.Is(err, unix.EINTR) {
+		switch n, err := unix.Kevent(kq, nil, events, nil); {
+		case errors.Is(err, unix.EINTR):
+		case err != nil || n > 0:
 			return
 		}
 	}
