@@ -33,6 +33,10 @@ help: ## Show this help.
 build: ## Build bin/crdlab.
 	$(GO) build -o $(BIN) ./cmd/crdlab
 
+.PHONY: cross
+cross: ## Build crdlab for macOS (darwin/arm64) to check that it compiles there; nothing is kept.
+	GOOS=darwin GOARCH=arm64 $(GO) build -o /dev/null ./cmd/crdlab
+
 .PHONY: run
 run: build ## Build, then start a lab in the foreground (crdlab up).
 	$(BIN) up
@@ -103,6 +107,7 @@ test-deps: ## Install what the tests need: Debian's kubectl, and Debian's chromi
 .PHONY: test
 test: test-deps verify-manifests lint ## Run every test: lint, unit, integration (real apiserver), CLI, and the modules of users' suites.
 	$(GO) vet ./...
+	$(MAKE) cross
 	$(GO) test -vet=off -count=1 -timeout 30m ./...
 	$(MAKE) test-modules
 	$(MAKE) conformance-ci

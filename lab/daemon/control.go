@@ -11,8 +11,7 @@ import (
 	"os"
 	"time"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/crdlab/crdlab/lab/internal/proc"
 	"github.com/crdlab/crdlab/lab/timeline"
 )
 
@@ -249,28 +248,9 @@ func (l ownerOnly) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		if uid, err := peerUID(conn); err == nil && (uid == os.Getuid() || uid == 0) {
+		if uid, err := proc.PeerUID(conn); err == nil && (uid == os.Getuid() || uid == 0) {
 			return conn, nil
 		}
 		_ = conn.Close()
 	}
-}
-
-// peerUID returns the user ID of the process at the other end of conn.
-func peerUID(conn *net.UnixConn) (int, error) {
-	raw, err := conn.SyscallConn()
-	if err != nil {
-		return 0, err
-	}
-	var cred *unix.Ucred
-	var credErr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-	}); err != nil {
-		return 0, err
-	}
-	if credErr != nil {
-		return 0, credErr
-	}
-	return int(cred.Uid), nil
 }

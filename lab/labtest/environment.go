@@ -281,9 +281,9 @@ func (e *Environment) startChild(ctx context.Context, crds []crd) error {
 	cmd.Stdout, cmd.Stderr = pw, pw
 	cmd.Env = append(childEnv(), "CRDLAB_STATE_DIR="+dir)
 	// The kernel stops the lab when the thread that started it ends with
-	// the test process, however it ends; --owner-pid is the lab's own
-	// check of the same.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+	// the test process, however it ends (Linux only); --owner-pid is the
+	// lab's own check of the same.
+	setParentDeathSignal(cmd)
 	runtime.LockOSThread()
 	err = cmd.Start()
 	runtime.UnlockOSThread()

@@ -7,11 +7,10 @@ import (
 	"sort"
 	"strconv"
 
-	"golang.org/x/sys/unix"
-
 	_ "github.com/crdlab/crdlab/lab/internal/fasthelp" // first: answers envtest's --help look-ups at once
 	_ "github.com/crdlab/crdlab/lab/internal/i18n"     // first: keeps kubectl from loading translations in every process
 	"github.com/crdlab/crdlab/lab/internal/kubeversion"
+	"github.com/crdlab/crdlab/lab/internal/proc"
 
 	"go.etcd.io/etcd/server/v3/etcdmain"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -81,21 +80,14 @@ func init() {
 	os.Exit(run(os.Args))
 }
 
-// dieWithParent asks the kernel to kill this process when the process that
-// started it dies, however it dies (even SIGKILL), and exits at once when
-// that parent is already gone. envtest alone leaves etcd and kube-apiserver
-// running when its parent is killed (controller-runtime #911, #1909).
+// dieWithParent makes this process end when the process that started it
+// ends, however it ends (even SIGKILL), and exits at once when that parent
+// is already gone. envtest alone leaves etcd and kube-apiserver running
+// when its parent is killed (controller-runtime #911, #1909).
 func dieWithParent() {
-	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {
-		fmt.Fprintf(os.Stderr, "crdlab: unable to set parent death signal: %v\n", err)
-		os.Exit(1)
-	}
-	want, err := strconv.Atoi(os.Getenv(ParentPIDEnv))
-	if err != nil {
-		return // started by hand, not by a lab: nothing to compare with
-	}
-	if os.Getppid() != want {
-		fmt.Fprintf(os.Stderr, "crdlab: parent process %d is gone, exiting\n", want)
+	parent, _ := strconv.Atoi(os.Getenv(ParentPIDEnv)) // 0 when started by hand, not by a lab
+	if err := proc.DieWithParent(parent); err != nil {
+		fmt.Fprintf(os.Stderr, "crdlab: %v, exiting\n", err)
 		os.Exit(1)
 	}
 }
