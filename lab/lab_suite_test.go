@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/crdlab/crdlab/lab"
 	"github.com/crdlab/crdlab/lab/aggregated"
@@ -36,6 +37,7 @@ var shared *lab.Lab
 var seen recorder
 
 var _ = BeforeSuite(func(ctx context.Context) {
+	ctrllog.SetLogger(GinkgoLogr) // envtest logs through it
 	var err error
 	shared, err = lab.Start(ctx, lab.Options{
 		Logger:   GinkgoLogr,

@@ -142,8 +142,11 @@ type Options struct {
 	// Alongside, if set, runs once kube-apiserver serves and the CRDs and
 	// Objects are in, while the components start; Start returns once it has
 	// returned too, and fails with its error. crdlab up starts its sample
-	// operators so, rather than after the components are healthy.
-	Alongside func(ctx context.Context, l *Lab) error
+	// operators so, rather than after the components are healthy. The
+	// Operators it returns, if not nil, become components of the lab:
+	// listed by Components, stopped and started by StopComponent and
+	// StartComponent.
+	Alongside func(ctx context.Context, l *Lab) (Operators, error)
 }
 
 func (o *Options) defaults() {

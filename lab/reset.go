@@ -218,7 +218,7 @@ func (l *Lab) waitNodesSchedulable(ctx context.Context, names []string) error {
 // takeBaseline records etcd's content, what Reset returns to.
 func (l *Lab) takeBaseline(ctx context.Context) error {
 	cli, err := clientv3.New(clientv3.Config{
-		Endpoints:   []string{l.env.ControlPlane.Etcd.URL.String()},
+		Endpoints:   []string{l.cp.etcdURL},
 		DialTimeout: l.opts.StartTimeout,
 		Logger:      zap.NewNop(),
 	})
