@@ -75,7 +75,7 @@ func (l *Lab) startAggregated(ctx context.Context) error {
 		FrontProxy:   l.frontProxy,
 		Addr:         l.aggAddr,
 		Logger:       l.opts.Logger,
-		Requests:     l.opts.Requests,
+		Requests:     l.opts.Events,
 	})
 	if err != nil {
 		return err

@@ -112,7 +112,7 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 	}
 	scheme := opts.Scheme
 	if scheme == nil {
-		scheme = DefaultScheme()
+		scheme = defaultScheme()
 	}
 	crds, err := l.prepareWebhooks(scheme)
 	if err != nil {
@@ -235,9 +235,9 @@ func (l *Lab) startWorkloadComponents(ctx context.Context, install func(context.
 	return ctx.Err()
 }
 
-// DefaultScheme returns client-go's scheme plus apiextensions.k8s.io/v1, the
+// defaultScheme returns client-go's scheme plus apiextensions.k8s.io/v1, the
 // scheme of the lab's client when Options.Scheme is nil.
-func DefaultScheme() *runtime.Scheme {
+func defaultScheme() *runtime.Scheme {
 	s := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(s)
 	_ = apiextensionsv1.AddToScheme(s)

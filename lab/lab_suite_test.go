@@ -42,7 +42,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	shared, err = lab.Start(ctx, lab.Options{
 		Logger:   GinkgoLogr,
 		OnHealth: seen.health,
-		Requests: timeline.SinkFunc(seen.event),
+		Events:   timeline.SinkFunc(seen.event),
 		// A webhook of the suite's own, served by a spec (webhook_test.go).
 		WebhookInstallOptions: envtest.WebhookInstallOptions{
 			ValidatingWebhooks: []*admissionregistrationv1.ValidatingWebhookConfiguration{testWebhook()},

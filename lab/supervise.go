@@ -69,8 +69,8 @@ func (l *Lab) configureChild(c *proc.Child) {
 			e.Verb = "CRASHED"
 			e.Detail = ch.Cause + "; restarting it"
 		}
-		if l.opts.Requests != nil {
-			l.opts.Requests.Record(e)
+		if l.opts.Events != nil {
+			l.opts.Events.Record(e)
 		}
 		if l.opts.OnHealth != nil {
 			l.opts.OnHealth(l.Health())

@@ -76,7 +76,7 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 	}()
 	sink := timeline.Tee(&l.events, opts.Trace)
 	o := opts.Lab
-	o.Requests = timeline.Tee(o.Requests, sink)
+	o.Events = timeline.Tee(o.Events, sink)
 	if o.Progress == nil {
 		o.Progress = func(string) {}
 	}
