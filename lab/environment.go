@@ -132,17 +132,14 @@ func (l *Lab) controlPlane() (*controlPlane, error) {
 		cp.etcdArgs.Set("unsafe-no-fsync", "false")
 	}
 	args := cp.apiArgs
-	if l.opts.runs(Nodes) {
-		// Pods on a failed node are evicted after 10s, not 5 minutes.
-		args.Set("default-not-ready-toleration-seconds", notReadyToleration)
-		args.Set("default-unreachable-toleration-seconds", notReadyToleration)
-	}
 	if err := l.audit(args); err != nil {
 		return nil, err
 	}
-	if l.opts.runs(AggregatedAPI) {
-		if err := l.aggregation(args, cp.certDir); err != nil {
-			return nil, err
+	for _, b := range builtins {
+		if b.apiServerFlags != nil && l.opts.runs(b.name) {
+			if err := b.apiServerFlags(l, args, cp.certDir); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for k, v := range l.opts.APIServerFlags {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
 	"github.com/crdlab/crdlab/lab/internal/proc"
 )
 
@@ -46,6 +48,9 @@ type builtin struct {
 	// is said once. ready, if set, is said as soon as its own start is done.
 	starting, started string
 	ready             func(l *Lab) string
+	// apiServerFlags, if set, sets the kube-apiserver flags the component
+	// needs (certDir: kube-apiserver's).
+	apiServerFlags func(l *Lab, args *envtest.Arguments, certDir string) error
 }
 
 // builtins are the optional components, in the order users see them.
@@ -63,10 +68,17 @@ var builtins = []builtin{
 	{
 		name: Nodes, new: func(l *Lab) component { return &nodes{lab: l} },
 		ready: func(l *Lab) string { return fmt.Sprintf("%d simulated nodes ready", len(l.kubelet.NodeNames())) },
+		apiServerFlags: func(_ *Lab, args *envtest.Arguments, _ string) error {
+			// Pods on a failed node are evicted after 10s, not 5 minutes.
+			args.Set("default-not-ready-toleration-seconds", notReadyToleration)
+			args.Set("default-unreachable-toleration-seconds", notReadyToleration)
+			return nil
+		},
 	},
 	{
 		name: AggregatedAPI, new: func(l *Lab) component { return &aggregatedAPI{lab: l} }, servingCert: true,
-		ready: func(*Lab) string { return "aggregated API server ready: metrics.k8s.io, lab.crdlab.dev" },
+		ready:          func(*Lab) string { return "aggregated API server ready: metrics.k8s.io, lab.crdlab.dev" },
+		apiServerFlags: (*Lab).aggregation,
 	},
 }
 
