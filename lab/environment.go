@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -104,7 +105,7 @@ func envtestBinary(name, key string) string {
 
 // controlPlane builds the lab's etcd and kube-apiserver (see
 // newControlPlane): their data, certificates and flags for the options.
-func (l *Lab) controlPlane() (*controlPlane, error) {
+func (l *Lab) controlPlane(ctx context.Context) (*controlPlane, error) {
 	etcdPath, apiPath, self := l.binaries()
 	dataDir := ""
 	if l.opts.DataDir != "" {
@@ -113,7 +114,7 @@ func (l *Lab) controlPlane() (*controlPlane, error) {
 		dataDir = l.dir.Path("etcd-data")
 		_ = os.RemoveAll(dataDir) // left by a lab that was killed
 		l.ownDataDir = dataDir
-		seeded := self && !l.opts.NoEtcdTemplate && l.seedEtcd(dataDir)
+		seeded := self && !l.opts.NoEtcdTemplate && l.seedEtcd(ctx, dataDir)
 		if !seeded {
 			if err := os.MkdirAll(dataDir, 0o700); err != nil {
 				return nil, fmt.Errorf("unable to create etcd data dir %s: %w", dataDir, err)

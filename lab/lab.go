@@ -121,15 +121,33 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 	if l.bin, err = multicall.Link(l.dir.Path("bin")); err != nil {
 		return nil, err
 	}
-	if l.cp, err = l.controlPlane(); err != nil {
+	if l.cp, err = l.controlPlane(ctx); err != nil {
 		return nil, err
 	}
+	// The same admin user envtest provisions, with the same client limits,
+	// and its client, before the processes start: a restart's readiness
+	// check (superviseEtcd) uses it.
+	cfg, err := l.cp.addUser("admin", []string{"system:masters"}, &rest.Config{QPS: 1000, Burst: 2000})
+	if err != nil {
+		return nil, err
+	}
+	l.config = cfg
+	if l.client, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
+		return nil, fmt.Errorf("unable to create a client for %s: %w", cfg.Host, err)
+	}
+	if l.kubeconfig, err = kubeconfigFor(cfg); err != nil {
+		return nil, err
+	}
+	l.env = l.environment(crds, cfg)
 	l.configureChild(l.cp.etcd)
 	l.configureChild(l.cp.apiserver)
 	l.superviseEtcd()
 
 	opts.Progress("starting etcd and kube-apiserver")
 	if err := l.cp.start(ctx, opts.StartTimeout); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		if se := (*proc.StartError)(nil); opts.DataDir != "" && errors.As(err, &se) && se.Name == multicall.Etcd {
 			return nil, l.explainDataDirError(err)
 		}
@@ -138,21 +156,8 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	// The same admin user envtest provisions, with the same client limits.
-	cfg, err := l.cp.addUser("admin", []string{"system:masters"}, &rest.Config{QPS: 1000, Burst: 2000})
-	if err != nil {
-		return nil, err
-	}
-	l.config = cfg
-	l.env = l.environment(crds, cfg)
 	opts.Progress("kube-apiserver ready at " + cfg.Host)
 
-	if l.client, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
-		return nil, fmt.Errorf("unable to create a client for %s: %w", cfg.Host, err)
-	}
-	if l.kubeconfig, err = kubeconfigFor(cfg); err != nil {
-		return nil, err
-	}
 	// What goes into the apiserver (CRDs, webhook configurations, Objects,
 	// then Options.Alongside) goes in while the components start: neither
 	// waits for the other.

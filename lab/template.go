@@ -42,14 +42,14 @@ func templateDir() (string, error) {
 // first if there is none. It reports whether it did; on any failure the
 // lab boots from an empty data dir as envtest would, so a template is only
 // ever an optimisation.
-func (l *Lab) seedEtcd(dataDir string) bool {
+func (l *Lab) seedEtcd(ctx context.Context, dataDir string) bool {
 	tmpl, err := templateDir()
 	if err != nil {
 		return false
 	}
 	if _, err := os.Stat(filepath.Join(tmpl, "member")); err != nil {
 		l.opts.Progress("bootstrapping an etcd template for later labs (once per Kubernetes version)")
-		if err := makeTemplate(context.Background(), tmpl, l.bin, l.opts); err != nil {
+		if err := makeTemplate(ctx, tmpl, l.bin, l.opts); err != nil {
 			l.opts.Logger.Info("unable to make an etcd template; booting without", "error", err.Error())
 			return false
 		}
