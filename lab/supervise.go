@@ -20,9 +20,10 @@ import (
 
 // The lab supervises every process it runs (proc.Child): if one exits on
 // its own, the lab starts the same command line again (same port,
-// certificates and data), and every client in this process (the simulated kubelet, the operators, the timeline, the
-// aggregated API server) reconnects as client-go always does. Meanwhile
-// Health says degraded, and the timeline shows the crash and the restart.
+// certificates and data), and every client in this process (the simulated
+// kubelet, the operators, the timeline, the aggregated API server)
+// reconnects as client-go always does. Meanwhile Health says degraded, and
+// the timeline shows the crash and the restart.
 
 // Health is the state of the lab's supervised processes.
 type Health = daemon.Health
