@@ -52,7 +52,9 @@ type controlPlane struct {
 	servingCA []byte    // PEM of the CA that signed apiserver.crt
 	clientCA  *certs.CA // signs the users' client certificates
 
-	etcdArgs, apiArgs *envtest.Arguments // what the defaults are rendered under
+	// The flags set over envtest's defaults (the lab's tuning, its
+	// components' needs, Options.APIServerFlags), and those defaults.
+	etcdArgs, apiArgs *envtest.Arguments
 	etcdDefaults      map[string][]string
 	apiDefaults       map[string][]string
 
