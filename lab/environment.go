@@ -64,7 +64,9 @@ func (l *Lab) prepareDirs() error {
 			return fmt.Errorf("%w: %w", ErrDataDir, err)
 		}
 	}
-	return nil
+	var err error
+	l.bin, err = multicall.Link(l.dir.Path("bin"))
+	return err
 }
 
 // binaries returns the etcd and kube-apiserver to run, and whether they

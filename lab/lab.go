@@ -118,9 +118,6 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 	if err != nil {
 		return nil, err
 	}
-	if l.bin, err = multicall.Link(l.dir.Path("bin")); err != nil {
-		return nil, err
-	}
 	if l.cp, err = l.controlPlane(ctx); err != nil {
 		return nil, err
 	}
