@@ -7,6 +7,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/crdlab/crdlab/controllers"
 	"github.com/crdlab/crdlab/lab"
@@ -27,6 +28,7 @@ var traces = &traceLog{}
 var shared *full.Lab
 
 var _ = BeforeSuite(func(ctx context.Context) {
+	ctrllog.SetLogger(GinkgoLogr) // envtest and the operators log through it
 	var err error
 	shared, err = full.Start(ctx, full.Options{Lab: lab.Options{Logger: GinkgoLogr}, Trace: traces})
 	Expect(err).NotTo(HaveOccurred())

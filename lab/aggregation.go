@@ -75,7 +75,7 @@ func (l *Lab) startAggregated(ctx context.Context) error {
 		FrontProxy:   l.frontProxy,
 		Addr:         l.aggAddr,
 		Logger:       l.opts.Logger,
-		Requests:     l.opts.Requests,
+		Requests:     l.opts.Events,
 	})
 	if err != nil {
 		return err
@@ -100,9 +100,9 @@ func (l *Lab) startAggregated(ctx context.Context) error {
 	return nil
 }
 
-// clientCAFile is kube-apiserver's --client-ca-file (envtest's client CA).
+// clientCAFile is kube-apiserver's --client-ca-file.
 func (l *Lab) clientCAFile() string {
-	if v := l.env.ControlPlane.APIServer.Configure().Get("client-ca-file").Get(nil); len(v) == 1 {
+	if v := l.cp.apiArgs.Get("client-ca-file").Get(nil); len(v) == 1 {
 		return v[0]
 	}
 	return ""
@@ -134,4 +134,22 @@ func (l *Lab) aggregatedRunning() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.aggregated != nil
+}
+
+// aggregatedAPI is the aggregated API server as a component.
+type aggregatedAPI struct{ lab *Lab }
+
+func (a *aggregatedAPI) Name() string  { return AggregatedAPI }
+func (a *aggregatedAPI) Running() bool { return a.lab.aggregatedRunning() }
+
+func (a *aggregatedAPI) Start(ctx context.Context) error {
+	if a.lab.aggregatedRunning() {
+		return nil
+	}
+	return a.lab.startAggregated(ctx)
+}
+
+func (a *aggregatedAPI) Stop(context.Context) error {
+	a.lab.stopAggregated(false)
+	return nil
 }

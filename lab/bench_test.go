@@ -12,15 +12,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/crdlab/crdlab/lab"
 	"github.com/crdlab/crdlab/lab/daemon"
@@ -47,6 +50,7 @@ func BenchmarkBoot(b *testing.B) {
 			return
 		}
 	}
+	quiet()
 	ctx := context.Background()
 	bin, err := multicall.Link(b.TempDir())
 	if err != nil {
@@ -372,4 +376,11 @@ func percentile(xs []time.Duration, p int) time.Duration {
 		i--
 	}
 	return s[i]
+}
+
+// quiet silences the loggers of what a benchmark runs in this process:
+// controller-runtime's (envtest's) and klog (the aggregated API server's).
+func quiet() {
+	ctrllog.SetLogger(logr.Discard())
+	klog.SetLogger(logr.Discard())
 }

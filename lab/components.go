@@ -3,17 +3,14 @@ package lab
 import (
 	"context"
 	"crypto/x509"
-	"errors"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
-
-	"golang.org/x/sync/errgroup"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/crdlab/crdlab/lab/aggregated"
 	"github.com/crdlab/crdlab/lab/daemon"
@@ -35,9 +32,6 @@ const (
 	// lab.crdlab.dev), behind the kube-apiserver's aggregator.
 	AggregatedAPI = "aggregated-api"
 )
-
-// AllComponents are the optional components, all run by default.
-var AllComponents = []string{ControllerManager, Scheduler, Nodes, AggregatedAPI}
 
 // controllerManagerControllers are the kube-controller-manager controllers
 // a lab runs: those that make Deployments, StatefulSets, DaemonSets, Jobs,
@@ -78,75 +72,77 @@ const (
 	notReadyToleration     = "10"
 )
 
-// validComponents checks names against AllComponents.
-func validComponents(names []string) error {
-	for _, n := range names {
-		found := false
-		for _, c := range AllComponents {
-			found = found || c == n
-		}
-		if !found {
-			return fmt.Errorf("%w: %q (known: %s)", ErrUnknownComponent, n, strings.Join(AllComponents, ", "))
-		}
-	}
-	return nil
+// process is a component that runs as a supervised process of this
+// program's own executable: kube-controller-manager or kube-scheduler.
+type process struct {
+	lab    *Lab
+	name   string // as users see it: ControllerManager, Scheduler
+	binary string // multicall.KubeControllerManager, multicall.KubeScheduler
+	flags  func(kubeconfig string) ([]string, error)
+
+	mu sync.Mutex
+	c  *proc.Child // once started
 }
 
-// runs reports whether the lab runs the optional component name.
-func (o *Options) runs(name string) bool {
-	if o.Components == nil {
-		return true
-	}
-	for _, c := range o.Components {
-		if c == name {
-			return true
-		}
-	}
-	return false
+func newControllerManager(l *Lab) component {
+	return &process{lab: l, name: ControllerManager, binary: multicall.KubeControllerManager, flags: l.controllerManagerFlags}
 }
 
-// startControlPlaneChildren starts kube-controller-manager and kube-scheduler,
-// as the options ask, in parallel, and waits until they are healthy.
-func (l *Lab) startControlPlaneChildren(ctx context.Context) error {
-	self, err := multicall.Link(l.dir.Path("bin"))
+func newScheduler(l *Lab) component {
+	return &process{lab: l, name: Scheduler, binary: multicall.KubeScheduler, flags: l.schedulerFlags}
+}
+
+func (p *process) Name() string { return p.name }
+
+func (p *process) child() *proc.Child {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.c
+}
+
+// Start makes the process and starts it the first time, and waits until
+// it is healthy; later, it resumes it.
+func (p *process) Start(ctx context.Context) error {
+	l := p.lab
+	if c := p.child(); c != nil {
+		return c.Resume(ctx, l.opts.StartTimeout)
+	}
+	c, err := l.newChild(p.binary, p.flags)
 	if err != nil {
 		return err
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	for name, build := range map[string]func(string) (*proc.Child, error){ControllerManager: l.controllerManager, Scheduler: l.scheduler} {
-		if !l.opts.runs(name) {
-			continue
-		}
-		c, err := build(self)
-		if err != nil {
-			return errors.Join(err, g.Wait())
-		}
-		l.configureChild(c)
-		l.mu.Lock()
-		l.children[name] = c
-		l.mu.Unlock()
-		g.Go(func() error {
-			start := time.Now()
-			if err := c.Start(gctx, l.opts.StartTimeout); err != nil {
-				return err
-			}
-			l.opts.Logger.V(1).Info("healthy", "component", name, "after", time.Since(start).Round(time.Millisecond).String())
-			return nil
-		})
+	l.configureChild(c)
+	p.mu.Lock()
+	p.c = c
+	p.mu.Unlock()
+	start := time.Now()
+	if err := c.Start(ctx, l.opts.StartTimeout); err != nil {
+		return err
 	}
-	return g.Wait()
+	l.opts.Logger.V(1).Info("healthy", "component", p.name, "after", time.Since(start).Round(time.Millisecond).String())
+	return nil
+}
+
+func (p *process) Running() bool {
+	c := p.child()
+	return c != nil && c.Running()
+}
+
+func (p *process) Stop(context.Context) error {
+	if c := p.child(); c != nil {
+		return c.Stop(10 * time.Second)
+	}
+	return nil
 }
 
 // componentKubeconfig provisions a client certificate for user (in groups)
 // and writes a kubeconfig for it, returning its path.
 func (l *Lab) componentKubeconfig(user string, groups ...string) (string, error) {
-	// The control plane's, not the environment's AddUser: envtest refuses
-	// that one for a control plane it did not start (see startEnvironment).
-	u, err := l.env.ControlPlane.AddUser(envtest.User{Name: user, Groups: groups}, nil)
+	cfg, err := l.cp.addUser(user, groups, nil)
 	if err != nil {
-		return "", fmt.Errorf("unable to provision user %s: %w", user, err)
+		return "", err
 	}
-	data, err := kubeconfigFor(u.Config())
+	data, err := kubeconfigFor(cfg)
 	if err != nil {
 		return "", err
 	}
@@ -162,7 +158,7 @@ func (l *Lab) componentKubeconfig(user string, groups ...string) (string, error)
 // manager or kube-scheduler): a client certificate for user
 // system:<name>, a free port for its /healthz on 127.0.0.1, the flags every
 // such component takes, and then its own flags, from flags(kubeconfig).
-func (l *Lab) newChild(name, binDir string, flags func(kubeconfig string) ([]string, error)) (*proc.Child, error) {
+func (l *Lab) newChild(name string, flags func(kubeconfig string) ([]string, error)) (*proc.Child, error) {
 	kubeconfig, err := l.componentKubeconfig("system:" + name)
 	if err != nil {
 		return nil, err
@@ -185,50 +181,50 @@ func (l *Lab) newChild(name, binDir string, flags func(kubeconfig string) ([]str
 	}, own...)
 	return &proc.Child{
 		Name:    name,
-		Path:    filepath.Join(binDir, name),
+		Path:    filepath.Join(l.bin, name),
 		Args:    args,
+		Env:     childEnv(),
 		Health:  fmt.Sprintf("https://127.0.0.1:%d/healthz", port),
 		LogPath: l.dir.Log(name),
 		Log:     l.opts.Logger,
 	}, nil
 }
 
-func (l *Lab) controllerManager(binDir string) (*proc.Child, error) {
-	return l.newChild(multicall.KubeControllerManager, binDir, func(kubeconfig string) ([]string, error) {
-		caFile := l.dir.Path("certs", "apiserver-ca.crt")
-		if err := os.WriteFile(caFile, l.env.ControlPlane.APIServer.SecureServing.CA, 0o600); err != nil {
-			return nil, fmt.Errorf("unable to write %s: %w", caFile, err)
-		}
-		return []string{
-			"--kubeconfig=" + kubeconfig,
-			"--leader-elect=false",
-			// Each controller acts under its own service account, so the
-			// timeline can name who did what.
-			"--use-service-account-credentials=true",
-			"--controllers=" + strings.Join(controllerManagerControllers, ","),
-			"--root-ca-file=" + caFile,
-			// Not throttled: a scale-up of hundreds of Pods must not crawl.
-			"--kube-api-qps=1000",
-			"--kube-api-burst=2000",
-			"--concurrent-deployment-syncs=10",
-			"--concurrent-replicaset-syncs=10",
-			"--concurrent-statefulset-syncs=10",
-			"--concurrent-gc-syncs=40",
-			"--node-monitor-grace-period=" + nodeMonitorGracePeriod,
-			"--node-monitor-period=" + nodeMonitorPeriod,
-			"--horizontal-pod-autoscaler-sync-period=5s",
-			// Scale down after 15 s of lower load, not 5 minutes.
-			"--horizontal-pod-autoscaler-downscale-stabilization=15s",
-			"--allocate-node-cidrs=false",
-		}, nil
-	})
+// controllerManagerFlags are kube-controller-manager's own flags.
+func (l *Lab) controllerManagerFlags(kubeconfig string) ([]string, error) {
+	caFile := l.dir.Path("certs", "apiserver-ca.crt")
+	if err := os.WriteFile(caFile, l.cp.servingCA, 0o600); err != nil {
+		return nil, fmt.Errorf("unable to write %s: %w", caFile, err)
+	}
+	return []string{
+		"--kubeconfig=" + kubeconfig,
+		"--leader-elect=false",
+		// Each controller acts under its own service account, so the
+		// timeline can name who did what.
+		"--use-service-account-credentials=true",
+		"--controllers=" + strings.Join(controllerManagerControllers, ","),
+		"--root-ca-file=" + caFile,
+		// Not throttled: a scale-up of hundreds of Pods must not crawl.
+		"--kube-api-qps=1000",
+		"--kube-api-burst=2000",
+		"--concurrent-deployment-syncs=10",
+		"--concurrent-replicaset-syncs=10",
+		"--concurrent-statefulset-syncs=10",
+		"--concurrent-gc-syncs=40",
+		"--node-monitor-grace-period=" + nodeMonitorGracePeriod,
+		"--node-monitor-period=" + nodeMonitorPeriod,
+		"--horizontal-pod-autoscaler-sync-period=5s",
+		// Scale down after 15 s of lower load, not 5 minutes.
+		"--horizontal-pod-autoscaler-downscale-stabilization=15s",
+		"--allocate-node-cidrs=false",
+	}, nil
 }
 
-func (l *Lab) scheduler(binDir string) (*proc.Child, error) {
-	return l.newChild(multicall.KubeScheduler, binDir, func(kubeconfig string) ([]string, error) {
-		config := l.dir.Path("kube-scheduler.yaml")
-		// Client QPS is only settable through the configuration file.
-		cfg := fmt.Sprintf(`apiVersion: kubescheduler.config.k8s.io/v1
+// schedulerFlags are kube-scheduler's own flags.
+func (l *Lab) schedulerFlags(kubeconfig string) ([]string, error) {
+	config := l.dir.Path("kube-scheduler.yaml")
+	// Client QPS is only settable through the configuration file.
+	cfg := fmt.Sprintf(`apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
 clientConnection:
   kubeconfig: %q
@@ -237,11 +233,10 @@ clientConnection:
 leaderElection:
   leaderElect: false
 `, kubeconfig)
-		if err := os.WriteFile(config, []byte(cfg), 0o600); err != nil {
-			return nil, fmt.Errorf("unable to write %s: %w", config, err)
-		}
-		return []string{"--config=" + config}, nil
-	})
+	if err := os.WriteFile(config, []byte(cfg), 0o600); err != nil {
+		return nil, fmt.Errorf("unable to write %s: %w", config, err)
+	}
+	return []string{"--config=" + config}, nil
 }
 
 // servingFiles are the serving certificate kube-controller-manager,

@@ -1,6 +1,7 @@
 // Package lab boots and runs a local Kubernetes control plane: a real etcd
-// and a real kube-apiserver, started through controller-runtime's envtest,
-// from the program's own executable.
+// and a real kube-apiserver, from the program's own executable, with the
+// flags, certificates and users controller-runtime's envtest gives them;
+// envtest installs the CRDs and webhooks.
 //
 // # Components and nodes
 //
@@ -9,9 +10,9 @@
 // nodes (package lab/kubelet) and an aggregated API server (package
 // lab/aggregated). Components lists them with whether each runs;
 // StopComponent and StartComponent stop and start one by the name
-// 'crdlab up --components' takes; operators attached with AttachOperators
-// are components too. Nodes, StopNode and StartNode do the same for each
-// simulated node.
+// 'crdlab up --components' takes (ComponentNames); the operators that
+// Options.Alongside returns are components too. Nodes, StopNode and
+// StartNode do the same for each simulated node.
 //
 // # Multi-call binary
 //
@@ -19,14 +20,21 @@
 // lab/multicall): executed under the name etcd, kube-apiserver,
 // kube-controller-manager, kube-scheduler or kubectl through a symbolic
 // link, it is that component. Start lays out such links in its work dir and
-// hands the folder to envtest as its binary assets folder, so envtest starts
-// etcd and kube-apiserver exactly as it always does, with nothing
-// downloaded. This works for `go test` binaries too: a test binary that
-// imports lab is its own control plane.
+// runs etcd and kube-apiserver from them, supervised like every process of
+// the lab (a crashed one is started again), with nothing downloaded. This
+// works for `go test` binaries too: a test binary that imports lab is its
+// own control plane.
 //
 // To run other binaries instead, set Options.BinaryAssetsDirectory, or the
 // environment variables envtest reads (KUBEBUILDER_ASSETS,
 // TEST_ASSET_ETCD, TEST_ASSET_KUBE_APISERVER).
+//
+// # No global state
+//
+// Start sets no logger and no environment variable of the program. envtest
+// logs through controller-runtime's root logger (log.SetLogger) and the
+// in-process aggregated API server through klog: a program or a test suite
+// sets those itself.
 //
 // # Related packages
 //

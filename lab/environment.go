@@ -1,13 +1,11 @@
 package lab
 
 import (
+	"context"
 	"fmt"
-	"net"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -16,7 +14,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/crdlab/crdlab/lab/daemon"
-	"github.com/crdlab/crdlab/lab/internal/proc"
 	"github.com/crdlab/crdlab/lab/multicall"
 )
 
@@ -45,30 +42,6 @@ var apiServerTuning = map[string]string{
 // configurations it installed are served.
 const installPollInterval = 10 * time.Millisecond
 
-// tuneEtcd adds etcdTuning to etcd's flags.
-func tuneEtcd(etcd *envtest.Etcd) {
-	for k, v := range etcdTuning {
-		etcd.Configure().Set(k, v)
-	}
-}
-
-// onLoopback makes the apiserver advertise itself on loopback only. The
-// endpoint reconciler refuses loopback addresses for the kubernetes
-// Service, so it is off (the Service exists, without endpoints).
-func onLoopback(api *envtest.APIServer) {
-	api.SecureServing.Address = "127.0.0.1"
-	api.Configure().Set("advertise-address", "127.0.0.1")
-	api.Configure().Set("endpoint-reconciler-type", "none")
-}
-
-// tuneAPIServer adds apiServerTuning to the apiserver's flags.
-func tuneAPIServer(api *envtest.APIServer) {
-	args := api.Configure()
-	for k, v := range apiServerTuning {
-		args.Set(k, v)
-	}
-}
-
 // prepareDirs makes the work and data directories, checks that they are
 // writable, and lays out the links to this executable.
 func (l *Lab) prepareDirs() error {
@@ -91,94 +64,110 @@ func (l *Lab) prepareDirs() error {
 			return fmt.Errorf("%w: %w", ErrDataDir, err)
 		}
 	}
-	return nil
+	var err error
+	l.bin, err = multicall.Link(l.dir.Path("bin"))
+	return err
 }
 
-// binaries returns the folder envtest should take etcd and kube-apiserver
-// from, and whether they are this program's own.
-func (l *Lab) binaries() (dir string, self bool, err error) {
-	if l.opts.BinaryAssetsDirectory != "" {
-		return l.opts.BinaryAssetsDirectory, false, nil
+// binaries returns the etcd and kube-apiserver to run, and whether they
+// are this program's own (bin, the links Start laid out). Other binaries
+// are found as envtest finds them: Options.BinaryAssetsDirectory, else
+// TEST_ASSET_ETCD and TEST_ASSET_KUBE_APISERVER, else KUBEBUILDER_ASSETS.
+func (l *Lab) binaries() (etcd, api string, self bool) {
+	if dir := l.opts.BinaryAssetsDirectory; dir != "" {
+		return filepath.Join(dir, multicall.Etcd), filepath.Join(dir, multicall.KubeAPIServer), false
 	}
-	for _, v := range []string{"KUBEBUILDER_ASSETS", "TEST_ASSET_ETCD", "TEST_ASSET_KUBE_APISERVER"} {
+	for _, v := range []string{envtestAssets, envtestAssetPrefix + "ETCD", envtestAssetPrefix + "KUBE_APISERVER"} {
 		if os.Getenv(v) != "" {
-			return "", false, nil // envtest finds them as it always does
+			return envtestBinary(multicall.Etcd, "ETCD"), envtestBinary(multicall.KubeAPIServer, "KUBE_APISERVER"), false
 		}
 	}
-	dir, err = multicall.Link(l.dir.Path("bin"))
-	return dir, true, err
+	return filepath.Join(l.bin, multicall.Etcd), filepath.Join(l.bin, multicall.KubeAPIServer), true
 }
 
-// environment builds the envtest environment for the lab's options.
-// crds are the CRDs envtest installs.
-func (l *Lab) environment(crds []*apiextensionsv1.CustomResourceDefinition) (*envtest.Environment, error) {
-	binDir, self, err := l.binaries()
-	if err != nil {
-		return nil, err
-	}
-	logs, err := l.openLogs(multicall.Etcd, multicall.KubeAPIServer)
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range logs {
-		l.logFiles = append(l.logFiles, f)
-	}
+// The environment variables through which envtest finds its binaries, and
+// where it looks without them.
+const (
+	envtestAssets        = "KUBEBUILDER_ASSETS"
+	envtestAssetPrefix   = "TEST_ASSET_"
+	envtestDefaultAssets = "/usr/local/kubebuilder/bin"
+)
 
-	etcd := &envtest.Etcd{Out: logs[multicall.Etcd], Err: logs[multicall.Etcd]}
-	if l.opts.DataDir != "" {
-		etcd.DataDir = filepath.Join(l.opts.DataDir, "etcd")
-		// envtest turns fsync off; data meant to survive must survive a crash.
-		etcd.Configure().Set("unsafe-no-fsync", "false")
+// envtestBinary is where envtest takes the binary name from
+// (TEST_ASSET_<key>, then KUBEBUILDER_ASSETS, then its default folder).
+func envtestBinary(name, key string) string {
+	if path, ok := os.LookupEnv(envtestAssetPrefix + key); ok {
+		return path
 	}
-	if self {
-		tuneEtcd(etcd)
-		if l.opts.DataDir == "" && !l.opts.NoEtcdTemplate {
-			data := l.dir.Path("etcd-data")
-			_ = os.RemoveAll(data) // left by a lab that was killed
-			if l.seedEtcd(data, binDir) {
-				etcd.DataDir = data
-				l.ownDataDir = data
+	if dir, ok := os.LookupEnv(envtestAssets); ok {
+		return filepath.Join(dir, name)
+	}
+	return filepath.Join(envtestDefaultAssets, name)
+}
+
+// controlPlane builds the lab's etcd and kube-apiserver (see
+// newControlPlane): their data, certificates and flags for the options.
+func (l *Lab) controlPlane(ctx context.Context) (*controlPlane, error) {
+	etcdPath, apiPath, self := l.binaries()
+	dataDir := ""
+	if l.opts.DataDir != "" {
+		dataDir = filepath.Join(l.opts.DataDir, "etcd")
+	} else {
+		dataDir = l.dir.Path("etcd-data")
+		_ = os.RemoveAll(dataDir) // left by a lab that was killed
+		l.ownDataDir = dataDir
+		seeded := self && !l.opts.NoEtcdTemplate && l.seedEtcd(ctx, dataDir)
+		if !seeded {
+			if err := os.MkdirAll(dataDir, 0o700); err != nil {
+				return nil, fmt.Errorf("unable to create etcd data dir %s: %w", dataDir, err)
 			}
 		}
 	}
-	api := &envtest.APIServer{Out: logs[multicall.KubeAPIServer], Err: logs[multicall.KubeAPIServer]}
-	api.CertDir = l.dir.Path("certs")
-	_ = os.RemoveAll(api.CertDir) // envtest keeps certificates it finds; start fresh
-	if err := os.MkdirAll(api.CertDir, 0o700); err != nil {
-		return nil, fmt.Errorf("unable to create cert dir %s: %w", api.CertDir, err)
+	cp, err := newControlPlane(controlPlaneSpec{
+		etcdPath: etcdPath, apiPath: apiPath, self: self,
+		dataDir: dataDir, certDir: l.dir.Path("certs"), port: l.opts.Port,
+	})
+	if err != nil {
+		return nil, err
 	}
-	api.SecureServing.Address = "127.0.0.1"
-	if l.opts.Port != 0 {
-		api.SecureServing.Port = fmt.Sprint(l.opts.Port)
+	if l.opts.DataDir != "" {
+		// envtest turns fsync off; data meant to survive must survive a crash.
+		cp.etcdArgs.Set("unsafe-no-fsync", "false")
 	}
-	args := api.Configure()
-	onLoopback(api)
-	if self {
-		tuneAPIServer(api)
-	}
-	if l.opts.runs(Nodes) {
-		// Pods on a failed node are evicted after 10s, not 5 minutes.
-		args.Set("default-not-ready-toleration-seconds", notReadyToleration)
-		args.Set("default-unreachable-toleration-seconds", notReadyToleration)
-	}
+	args := cp.apiArgs
 	if err := l.audit(args); err != nil {
 		return nil, err
 	}
-	if l.opts.runs(AggregatedAPI) {
-		if err := l.aggregation(args, api.CertDir); err != nil {
-			return nil, err
+	for _, b := range builtins {
+		if b.apiServerFlags != nil && l.opts.runs(b.name) {
+			if err := b.apiServerFlags(l, args, cp.certDir); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for k, v := range l.opts.APIServerFlags {
 		args.Set(k, v)
 	}
+	cp.children(l.dir.Log(multicall.Etcd), l.dir.Log(multicall.KubeAPIServer), childEnv(), l.opts.StartTimeout)
+	return cp, nil
+}
 
+// childEnv is what every child of the lab gets in its environment: this
+// process's ID, which a child compares with its parent's to exit when it
+// was started by a parent that died already (see multicall).
+func childEnv() []string {
+	return []string{multicall.ParentPIDEnv + "=" + strconv.Itoa(os.Getpid())}
+}
+
+// environment is the envtest environment that installs, on the lab's
+// running kube-apiserver, as the admin user: it waits for the default
+// namespace and installs crds, the conversion webhooks and the webhook
+// configurations (see installEnvironment). It starts and stops no process.
+func (l *Lab) environment(crds []*apiextensionsv1.CustomResourceDefinition, admin *rest.Config) *envtest.Environment {
 	env := &envtest.Environment{
-		ControlPlane:             envtest.ControlPlane{Etcd: etcd, APIServer: api},
-		BinaryAssetsDirectory:    binDir,
-		ControlPlaneStartTimeout: l.opts.StartTimeout,
-		ControlPlaneStopTimeout:  l.opts.StopTimeout,
-		CRDs:                     crds,
+		UseExistingCluster: ptr.To(true),
+		Config:             admin,
+		CRDs:               crds,
 		// By default envtest checks every 100 ms whether the CRDs it
 		// installed are established, and its webhook configurations there:
 		// 50 ms lost on average for each wait, where a check is one request.
@@ -194,111 +183,15 @@ func (l *Lab) environment(crds []*apiextensionsv1.CustomResourceDefinition) (*en
 	if env.WebhookInstallOptions.PollInterval == 0 {
 		env.WebhookInstallOptions.PollInterval = installPollInterval
 	}
-	if self || l.opts.BinaryAssetsDirectory != "" {
-		// Explicit paths: KUBEBUILDER_ASSETS must not override the choice.
-		etcd.Path = filepath.Join(binDir, multicall.Etcd)
-		api.Path = filepath.Join(binDir, multicall.KubeAPIServer)
-	}
-	l.startsTogether = self
-	return env, nil
+	return env
 }
 
-// startEnvironment starts etcd and kube-apiserver and returns the admin
-// user's configuration. For other binaries than the lab's own, envtest's
-// start also waits for the default namespace and installs the CRDs and
-// webhook configurations; for the lab's own, installEnvironment does.
-//
-// envtest starts kube-apiserver only once etcd is healthy (which it checks
-// every 100 ms). The lab's own binaries start together instead:
-// kube-apiserver's process start, package init and flag handling (about a
-// tenth of a second) need no etcd, and it waits for etcd to answer before
-// it builds its storage (multicall.WaitForEtcdEnv), so that no etcd client
-// of its own ever meets a refused connection and backs off for a second.
-// Other binaries start as envtest starts them.
-func (l *Lab) startEnvironment(env *envtest.Environment) (*rest.Config, error) {
-	if !l.startsTogether {
-		return env.Start()
-	}
-	cp := &env.ControlPlane
-	port, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	cp.Etcd.URL = &url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}
-	cp.APIServer.EtcdURL = cp.Etcd.URL
-	cp.Etcd.StartTimeout, cp.APIServer.StartTimeout = l.opts.StartTimeout, l.opts.StartTimeout
-	cp.Etcd.StopTimeout, cp.APIServer.StopTimeout = l.opts.StopTimeout, l.opts.StopTimeout
-	if err := os.Setenv(multicall.WaitForEtcdEnv, l.opts.StartTimeout.String()); err != nil {
-		return nil, fmt.Errorf("unable to set %s: %w", multicall.WaitForEtcdEnv, err)
-	}
-
-	// From here on Stop stops them, whatever happens.
-	l.ownsControlPlane = true
-	etcdDone, apiDone := make(chan error, 1), make(chan error, 1)
-	go func() { etcdDone <- cp.Etcd.Start() }()
-	go func() { apiDone <- cp.APIServer.Start() }()
-	if err := <-etcdDone; err != nil {
-		// kube-apiserver waits for an etcd that will never answer: end it
-		// now rather than at its start timeout.
-		l.killUntilDone(multicall.KubeAPIServer, "--cert-dir="+cp.APIServer.CertDir, apiDone)
-		return nil, err
-	}
-	if err := <-apiDone; err != nil {
-		return nil, err
-	}
-	// The same admin user envtest provisions, with the same client limits.
-	admin, err := cp.AddUser(envtest.User{Name: "admin", Groups: []string{"system:masters"}}, &rest.Config{QPS: 1000, Burst: 2000})
-	if err != nil {
-		return nil, fmt.Errorf("unable to provision the admin user: %w", err)
-	}
-	env.Config = admin.Config()
-	env.UseExistingCluster = ptr.To(true) // started: envtest only installs (installEnvironment)
-	return env.Config, nil
-}
-
-// installEnvironment has envtest, on the control plane startEnvironment
-// started, wait for the default namespace and install the CRDs and webhook
-// configurations. (envtest's own start did so already for other
-// binaries.) The lab runs it while the components start.
+// installEnvironment has envtest, on the control plane the lab started,
+// wait for the default namespace and install the CRDs and webhook
+// configurations. The lab runs it while the components start.
 func (l *Lab) installEnvironment() error {
-	if !l.startsTogether {
-		return nil
-	}
 	_, err := l.env.Start()
 	return err
-}
-
-// killUntilDone kills the child process called name with arg on its command
-// line, again each 10 ms (envtest may not have started it yet), until done
-// receives.
-func (l *Lab) killUntilDone(name, arg string, done <-chan error) {
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		if children, err := proc.Children(os.Getpid()); err == nil {
-			if pid := findChild(children, name, arg); pid != 0 {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
-			}
-		}
-		select {
-		case <-done:
-			return
-		case <-tick.C:
-		}
-	}
-}
-
-// openLogs opens (appending) one log file per component name.
-func (l *Lab) openLogs(names ...string) (map[string]*os.File, error) {
-	files := make(map[string]*os.File, len(names))
-	for _, name := range names {
-		f, err := os.OpenFile(l.dir.Log(name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-		if err != nil {
-			return nil, fmt.Errorf("unable to open log for %s: %w", name, err)
-		}
-		files[name] = f
-	}
-	return files, nil
 }
 
 // auditPolicy is the apiserver's audit policy in a lab: deletions only, at

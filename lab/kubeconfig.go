@@ -6,8 +6,6 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
-
-	"github.com/crdlab/crdlab/lab/daemon"
 )
 
 // kubeconfigName names the cluster, user and context of a lab's kubeconfig.
@@ -36,10 +34,4 @@ func kubeconfigFor(cfg *rest.Config) ([]byte, error) {
 		return nil, fmt.Errorf("unable to render kubeconfig: %w", err)
 	}
 	return data, nil
-}
-
-// WriteKubeconfig writes the admin kubeconfig to path with mode 0600,
-// atomically: a reader sees the old file or the new one, never a part.
-func (l *Lab) WriteKubeconfig(path string) error {
-	return daemon.WriteFileAtomic(path, l.kubeconfig, 0o600)
 }

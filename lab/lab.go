@@ -6,23 +6,18 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"slices"
 	"strconv"
-	"strings"
 	"sync"
-	"syscall"
-	"time"
 
-	"github.com/go-logr/logr"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"golang.org/x/sync/errgroup"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
-	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/crdlab/crdlab/lab/aggregated"
 	"github.com/crdlab/crdlab/lab/daemon"
@@ -33,33 +28,26 @@ import (
 	"github.com/crdlab/crdlab/lab/multicall"
 )
 
-// Lab is a running control plane: a real etcd and a real kube-apiserver
-// started through controller-runtime's envtest.
+// Lab is a running control plane: a real etcd and a real kube-apiserver,
+// and the optional components, each a process of this program's own
+// executable or a part of this process, all supervised by the lab.
 type Lab struct {
 	opts       Options
-	env        *envtest.Environment
+	env        *envtest.Environment // installs only (see environment)
+	cp         *controlPlane        // etcd and kube-apiserver
 	config     *rest.Config
 	client     client.Client
 	kubeconfig []byte
 	dir        daemon.Dir
-	ownDir     bool // a temporary work dir, removed by Stop
-	started    time.Time
-	logFiles   []*os.File
-	ownDataDir string                 // an ephemeral etcd data dir the lab made
-	children   map[string]*proc.Child // by component: controller-manager, scheduler
-	serving    servingFiles           // the components' serving certificate
-	// controlPlane are etcd and kube-apiserver, adopted once envtest
-	// started them (see superviseControlPlane).
-	controlPlane []*proc.Child
-	kubelet      *kubelet.Kubelet
-	// startsTogether: etcd and kube-apiserver are the lab's own binaries,
-	// started at the same time (see startEnvironment); ownsControlPlane:
-	// they were, so Stop stops them, not envtest.
-	startsTogether, ownsControlPlane bool
+	ownDir     bool         // a temporary work dir, removed by Stop
+	bin        string       // the links to this executable (multicall.Link)
+	ownDataDir string       // an ephemeral etcd data dir the lab made
+	serving    servingFiles // the components' serving certificate
+	kubelet    *kubelet.Kubelet
 
-	mu        sync.Mutex
-	operators Operators // attached in-process operators, if any
-	problems  []string  // what the lab lost for good (see Health)
+	mu         sync.Mutex
+	components []component // the registry (registry.go)
+	problems   []string    // what the lab lost for good (see Health)
 
 	egress     *aggregated.Egress         // the apiserver's way into the "cluster"
 	frontProxy aggregated.FrontProxyFiles // the aggregator's client certificate
@@ -99,22 +87,13 @@ var (
 // before the lab is ready, nothing it started is left running.
 func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 	opts.defaults()
-	l := &Lab{opts: opts, started: time.Now(), children: map[string]*proc.Child{}}
+	l := &Lab{opts: opts}
 	defer func() {
 		if retErr != nil {
 			_ = l.Stop()
 		}
 	}()
 
-	if opts.Logger.GetSink() != nil {
-		ctrllog.SetLogger(opts.Logger) // envtest logs through controller-runtime's root logger
-	} else {
-		// No logger: quiet. The in-process parts built on Kubernetes'
-		// libraries (the aggregated API server) log through klog, and
-		// controller-runtime complains once when its logger is never set.
-		ctrllog.SetLogger(logr.Discard())
-		klog.SetLogger(logr.Discard())
-	}
 	if err := validComponents(opts.Components); err != nil {
 		return nil, err
 	}
@@ -133,29 +112,40 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 	}
 	scheme := opts.Scheme
 	if scheme == nil {
-		scheme = DefaultScheme()
+		scheme = defaultScheme()
 	}
 	crds, err := l.prepareWebhooks(scheme)
 	if err != nil {
 		return nil, err
 	}
-	env, err := l.environment(crds)
+	if l.cp, err = l.controlPlane(ctx); err != nil {
+		return nil, err
+	}
+	// The same admin user envtest provisions, with the same client limits,
+	// and its client, before the processes start: a restart's readiness
+	// check (superviseEtcd) uses it.
+	cfg, err := l.cp.addUser("admin", []string{"system:masters"}, &rest.Config{QPS: 1000, Burst: 2000})
 	if err != nil {
 		return nil, err
 	}
-	l.env = env
-
-	// Children compare their parent with this, to exit when started by a
-	// parent that died already (see dieWithParent).
-	if err := os.Setenv(multicall.ParentPIDEnv, strconv.Itoa(os.Getpid())); err != nil {
-		return nil, fmt.Errorf("unable to set %s: %w", multicall.ParentPIDEnv, err)
+	l.config = cfg
+	if l.client, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
+		return nil, fmt.Errorf("unable to create a client for %s: %w", cfg.Host, err)
 	}
+	if l.kubeconfig, err = kubeconfigFor(cfg); err != nil {
+		return nil, err
+	}
+	l.env = l.environment(crds, cfg)
+	l.configureChild(l.cp.etcd)
+	l.configureChild(l.cp.apiserver)
+	l.superviseEtcd()
 
 	opts.Progress("starting etcd and kube-apiserver")
-	cfg, err := l.startEnvironment(env)
-	if err != nil {
-		// envtest says which process did not start.
-		if opts.DataDir != "" && strings.Contains(err.Error(), "process etcd ") {
+	if err := l.cp.start(ctx, opts.StartTimeout); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if se := (*proc.StartError)(nil); opts.DataDir != "" && errors.As(err, &se) && se.Name == multicall.Etcd {
 			return nil, l.explainDataDirError(err)
 		}
 		return nil, l.explainStartError(err)
@@ -163,18 +153,8 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	l.config = cfg
 	opts.Progress("kube-apiserver ready at " + cfg.Host)
 
-	if l.client, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
-		return nil, fmt.Errorf("unable to create a client for %s: %w", cfg.Host, err)
-	}
-	if l.kubeconfig, err = kubeconfigFor(cfg); err != nil {
-		return nil, err
-	}
-	if err := l.superviseControlPlane(); err != nil {
-		return nil, err
-	}
 	// What goes into the apiserver (CRDs, webhook configurations, Objects,
 	// then Options.Alongside) goes in while the components start: neither
 	// waits for the other.
@@ -191,7 +171,11 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 			}
 		}
 		if opts.Alongside != nil {
-			return opts.Alongside(ctx, l)
+			ops, err := opts.Alongside(ctx, l)
+			if err != nil {
+				return err
+			}
+			l.register(operatorsOf(ops)...)
 		}
 		return nil
 	}
@@ -207,58 +191,55 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 	return l, nil
 }
 
-// startWorkloadComponents starts kube-controller-manager, kube-scheduler,
-// the simulated nodes and the aggregated API server, as the options ask,
-// and runs install, in parallel.
+// startWorkloadComponents starts the optional components the options ask
+// for (builtins), each registered, and runs install, in parallel.
 func (l *Lab) startWorkloadComponents(ctx context.Context, install func(context.Context) error) error {
-	if l.opts.runs(ControllerManager) || l.opts.runs(Scheduler) || l.opts.runs(AggregatedAPI) {
+	var run []builtin
+	for _, b := range builtins {
+		if l.opts.runs(b.name) {
+			run = append(run, b)
+		}
+	}
+	if slices.ContainsFunc(run, func(b builtin) bool { return b.servingCert }) {
 		if err := l.makeServingCert(); err != nil {
 			return err
 		}
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	if l.opts.runs(ControllerManager) || l.opts.runs(Scheduler) {
-		l.opts.Progress("starting kube-controller-manager and kube-scheduler")
-		g.Go(func() error { return l.startControlPlaneChildren(gctx) })
+	said := map[string]bool{}
+	say := func(text string) {
+		if text != "" && !said[text] {
+			said[text] = true
+			l.opts.Progress(text)
+		}
 	}
-	if l.opts.runs(Nodes) {
+	g, gctx := errgroup.WithContext(ctx)
+	for _, b := range run {
+		c := b.new(l)
+		l.register(c)
+		say(b.starting)
 		g.Go(func() error {
-			// The nodes outlive ctx, which only bounds the start.
-			k, err := kubelet.Start(context.WithoutCancel(gctx), l.config, kubelet.Options{
-				Nodes:      l.opts.Nodes,
-				StartDelay: l.opts.PodStartDelay,
-				Logger:     l.opts.Logger,
-			})
-			if err != nil {
+			if err := c.Start(gctx); err != nil {
 				return err
 			}
-			l.kubelet = k
-			l.opts.Progress(fmt.Sprintf("%d simulated nodes ready", len(k.NodeNames())))
+			if b.ready != nil {
+				l.opts.Progress(b.ready(l))
+			}
 			return nil
 		})
 	}
 	g.Go(func() error { return install(gctx) })
-	if l.opts.runs(AggregatedAPI) {
-		g.Go(func() error {
-			if err := l.startAggregated(gctx); err != nil {
-				return err
-			}
-			l.opts.Progress("aggregated API server ready: metrics.k8s.io, lab.crdlab.dev")
-			return nil
-		})
-	}
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	if len(l.children) > 0 {
-		l.opts.Progress("kube-controller-manager and kube-scheduler healthy")
+	for _, b := range run {
+		say(b.started)
 	}
 	return ctx.Err()
 }
 
-// DefaultScheme returns client-go's scheme plus apiextensions.k8s.io/v1, the
+// defaultScheme returns client-go's scheme plus apiextensions.k8s.io/v1, the
 // scheme of the lab's client when Options.Scheme is nil.
-func DefaultScheme() *runtime.Scheme {
+func defaultScheme() *runtime.Scheme {
 	s := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(s)
 	_ = apiextensionsv1.AddToScheme(s)
@@ -282,9 +263,6 @@ func (l *Lab) Endpoint() string { return l.config.Host }
 // components' logs (Dir().Log(name)) and the apiserver's audit log
 // (Dir().AuditLog()).
 func (l *Lab) Dir() daemon.Dir { return l.dir }
-
-// StartedAt returns when Start was called.
-func (l *Lab) StartedAt() time.Time { return l.started }
 
 // Stop stops the simulated nodes, kube-controller-manager and
 // kube-scheduler, then kube-apiserver, then etcd, and removes the temporary
@@ -315,9 +293,13 @@ func (l *Lab) Stop() error {
 	}
 	// The controller-manager and the scheduler are killed: their graceful
 	// shutdown takes about a second and saves nothing a lab keeps.
-	for _, c := range l.children {
+	for _, c := range l.registered() {
+		sc, ok := c.(supervisedComponent)
+		if !ok || sc.child() == nil {
+			continue
+		}
 		wg.Go(func() {
-			if err := c.Stop(0); err != nil {
+			if err := sc.child().Stop(0); err != nil {
 				mu.Lock()
 				errs = append(errs, err)
 				mu.Unlock()
@@ -325,37 +307,21 @@ func (l *Lab) Stop() error {
 		})
 	}
 	wg.Wait()
-	l.mu.Lock()
-	clear(l.children)
-	l.mu.Unlock()
 	if l.etcd != nil {
 		_ = l.etcd.Close()
 		l.etcd = nil
 	}
+	if l.cp != nil {
+		errs = append(errs, l.cp.stop(l.opts.StopTimeout)...)
+	}
 	if l.env != nil {
-		errs = append(errs, l.stopControlPlane()...)
-		// stopControlPlane stopped etcd and kube-apiserver already. envtest
-		// reaps them itself and marks them exited a moment later: a Stop
-		// in between signals a process that is gone (ESRCH), which is what
-		// was wanted.
-		if err := l.env.Stop(); err != nil && !errors.Is(err, syscall.ESRCH) {
-			errs = append(errs, fmt.Errorf("unable to stop the control plane: %w", err))
-		}
-		if l.ownsControlPlane {
-			// envtest's Stop leaves a control plane it did not start;
-			// this removes the folders envtest made for it.
-			if err := l.env.ControlPlane.Stop(); err != nil && !errors.Is(err, syscall.ESRCH) {
-				errs = append(errs, fmt.Errorf("unable to stop the control plane: %w", err))
-			}
-			l.ownsControlPlane = false
+		// envtest started nothing: its Stop removes its webhook files.
+		if err := l.env.Stop(); err != nil {
+			errs = append(errs, fmt.Errorf("unable to clean up the environment: %w", err))
 		}
 		l.env = nil
 	}
 	inProcess.Wait()
-	for _, f := range l.logFiles {
-		_ = f.Close()
-	}
-	l.logFiles = nil
 	if l.ownDataDir != "" {
 		if err := os.RemoveAll(l.ownDataDir); err != nil {
 			errs = append(errs, fmt.Errorf("unable to remove etcd data %s: %w", l.ownDataDir, err))

@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/crdlab/crdlab/lab"
 	"github.com/crdlab/crdlab/lab/aggregated"
@@ -36,11 +37,12 @@ var shared *lab.Lab
 var seen recorder
 
 var _ = BeforeSuite(func(ctx context.Context) {
+	ctrllog.SetLogger(GinkgoLogr) // envtest logs through it
 	var err error
 	shared, err = lab.Start(ctx, lab.Options{
 		Logger:   GinkgoLogr,
 		OnHealth: seen.health,
-		Requests: timeline.SinkFunc(seen.event),
+		Events:   timeline.SinkFunc(seen.event),
 		// A webhook of the suite's own, served by a spec (webhook_test.go).
 		WebhookInstallOptions: envtest.WebhookInstallOptions{
 			ValidatingWebhooks: []*admissionregistrationv1.ValidatingWebhookConfiguration{testWebhook()},

@@ -44,6 +44,7 @@ var usersGVR = schema.GroupVersionResource{Group: "auth.ilinux.io", Version: "v1
 //
 //	make bench
 func BenchmarkUsers(b *testing.B) {
+	quiet()
 	standalone := os.Getenv("CRDLAB_STANDALONE_ASSETS")
 	if standalone == "" {
 		b.Fatal("CRDLAB_STANDALONE_ASSETS must name a folder of standalone etcd and kube-apiserver binaries (make standalone; make bench sets it)")

@@ -119,19 +119,24 @@ type Options struct {
 	// apiextensions.k8s.io/v1.
 	Scheme *runtime.Scheme
 
-	// Logger receives diagnostics. When set, it also becomes
-	// controller-runtime's root logger (log.SetLogger), through which envtest
-	// logs. The zero Logger discards them.
+	// Logger receives the lab's diagnostics: its start, its components'
+	// health, crashes and restarts. The zero Logger discards them. Start sets
+	// no global logger: envtest, which installs the CRDs and webhooks, logs
+	// through controller-runtime's root logger, and the in-process
+	// aggregated API server through klog; a program sets those itself
+	// (log.SetLogger, klog.SetLogger), a test suite in its setup.
 	Logger logr.Logger
 
 	// Progress, if set, is called as each phase of the start completes, with
 	// a short human-readable description, so that a UI can show progress.
 	Progress func(phase string)
 
-	// Requests, if set, receives a timeline event for each request the
-	// lab's aggregated API server answers (who asked for what, through the
-	// aggregator).
-	Requests timeline.Sink
+	// Events, if set, receives the timeline events only the lab's process
+	// sees, which no watch of the cluster shows: each request the aggregated
+	// API server answers (who asked for what, through the aggregator), each
+	// call to your webhooks through the lab's front (Options.Webhooks), each
+	// Reset, and each supervised process crashing and restarting.
+	Events timeline.Sink
 
 	// OnHealth, if set, is called with the lab's Health whenever a
 	// supervised process (etcd, kube-apiserver, kube-controller-manager,
@@ -142,8 +147,11 @@ type Options struct {
 	// Alongside, if set, runs once kube-apiserver serves and the CRDs and
 	// Objects are in, while the components start; Start returns once it has
 	// returned too, and fails with its error. crdlab up starts its sample
-	// operators so, rather than after the components are healthy.
-	Alongside func(ctx context.Context, l *Lab) error
+	// operators so, rather than after the components are healthy. The
+	// Operators it returns, if not nil, become components of the lab:
+	// listed by Components, stopped and started by StopComponent and
+	// StartComponent.
+	Alongside func(ctx context.Context, l *Lab) (Operators, error)
 }
 
 func (o *Options) defaults() {

@@ -75,8 +75,8 @@ func (l *Lab) Reset(ctx context.Context, opts ResetOptions) error {
 		Settle:    l.settle,
 	})
 	l.opts.Logger.V(1).Info("reset etcd to the baseline", "deleted", res.Deleted, "restored", res.Restored)
-	if err == nil && l.opts.Requests != nil {
-		l.opts.Requests.Record(timeline.Event{
+	if err == nil && l.opts.Events != nil {
+		l.opts.Events.Record(timeline.Event{
 			Time: time.Now(), Actor: "crdlab reset", Verb: "RESET", Kind: "Cluster", Name: "lab",
 			Detail: fmt.Sprintf("%d objects deleted, %d put back: the DELETEs by ? that follow", res.Deleted, res.Restored),
 		})
@@ -218,7 +218,7 @@ func (l *Lab) waitNodesSchedulable(ctx context.Context, names []string) error {
 // takeBaseline records etcd's content, what Reset returns to.
 func (l *Lab) takeBaseline(ctx context.Context) error {
 	cli, err := clientv3.New(clientv3.Config{
-		Endpoints:   []string{l.env.ControlPlane.Etcd.URL.String()},
+		Endpoints:   []string{l.cp.etcdURL},
 		DialTimeout: l.opts.StartTimeout,
 		Logger:      zap.NewNop(),
 	})

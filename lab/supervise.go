@@ -3,8 +3,6 @@ package lab
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -20,13 +18,12 @@ import (
 	"github.com/crdlab/crdlab/lab/timeline"
 )
 
-// The lab supervises every process it runs. envtest starts etcd and
-// kube-apiserver and then only stops them; once they are ready the lab
-// adopts them: if one exits on its own, the lab starts the same command line
-// again (same port, certificates and data), and every client in this
-// process (the simulated kubelet, the operators, the timeline, the
-// aggregated API server) reconnects as client-go always does. Meanwhile
-// Health says degraded, and the timeline shows the crash and the restart.
+// The lab supervises every process it runs (proc.Child): if one exits on
+// its own, the lab starts the same command line again (same port,
+// certificates and data), and every client in this process (the simulated
+// kubelet, the operators, the timeline, the aggregated API server)
+// reconnects as client-go always does. Meanwhile Health says degraded, and
+// the timeline shows the crash and the restart.
 
 // Health is the state of the lab's supervised processes.
 type Health = daemon.Health
@@ -34,22 +31,12 @@ type Health = daemon.Health
 // ProcessHealth is one supervised process.
 type ProcessHealth = daemon.ProcessHealth
 
-// superviseControlPlane adopts the etcd and kube-apiserver envtest started.
-func (l *Lab) superviseControlPlane() error {
-	cp := l.env.ControlPlane
-	etcd := &proc.Child{
-		Name:    multicall.Etcd,
-		Health:  cp.Etcd.URL.String() + "/health",
-		LogPath: l.dir.Log(multicall.Etcd),
-	}
-	api := &proc.Child{
-		Name:    multicall.KubeAPIServer,
-		Health:  cp.APIServer.SecureServing.URL("https", "/readyz").String(),
-		LogPath: l.dir.Log(multicall.KubeAPIServer),
-	}
-	// etcd is back for the lab once the apiserver reads from it again: its
-	// client reconnects with a back-off of its own (about a second).
-	etcd.Ready = func(ctx context.Context) error {
+// superviseEtcd makes a restarted etcd count as up only once the
+// apiserver reads from it again: its client reconnects with a back-off of
+// its own (about a second).
+func (l *Lab) superviseEtcd() {
+	api := l.cp.apiserver
+	l.cp.etcd.Ready = func(ctx context.Context) error {
 		if !api.Status().Up {
 			return nil // it reconnects as it starts
 		}
@@ -62,47 +49,6 @@ func (l *Lab) superviseControlPlane() error {
 		}
 		return err
 	}
-	marks := map[*proc.Child]string{
-		etcd: "--listen-client-urls=" + cp.Etcd.URL.String(),
-		api:  "--cert-dir=" + cp.APIServer.CertDir,
-	}
-	children, err := proc.Children(os.Getpid())
-	if err != nil {
-		return fmt.Errorf("unable to find etcd and kube-apiserver: %w", err)
-	}
-	for c, mark := range marks {
-		pid := findChild(children, c.Name, mark)
-		if pid == 0 {
-			return fmt.Errorf("unable to find the %s envtest started (no child process named %s with %s)", c.Name, c.Name, mark)
-		}
-		l.configureChild(c)
-		if err := c.Adopt(pid); err != nil {
-			return err
-		}
-		l.mu.Lock()
-		l.controlPlane = append(l.controlPlane, c)
-		l.mu.Unlock()
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	slices.SortFunc(l.controlPlane, func(a, b *proc.Child) int { return strings.Compare(a.Name, b.Name) }) // etcd first
-	return nil
-}
-
-// findChild returns the child process called name (the base of its
-// argv[0]) that has arg on its command line, or 0.
-func findChild(pids []int, name, arg string) int {
-	for _, pid := range pids {
-		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		if err != nil {
-			continue
-		}
-		args := strings.Split(string(cmdline), "\x00")
-		if filepath.Base(args[0]) == name && slices.Contains(args, arg) {
-			return pid
-		}
-	}
-	return 0
 }
 
 // configureChild makes c report its crashes and restarts: to the logger,
@@ -124,8 +70,8 @@ func (l *Lab) configureChild(c *proc.Child) {
 			e.Verb = "CRASHED"
 			e.Detail = ch.Cause + "; restarting it"
 		}
-		if l.opts.Requests != nil {
-			l.opts.Requests.Record(e)
+		if l.opts.Events != nil {
+			l.opts.Events.Record(e)
 		}
 		if l.opts.OnHealth != nil {
 			l.opts.OnHealth(l.Health())
@@ -142,7 +88,7 @@ func (l *Lab) checkEtcdData() string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	st, err := l.etcd.Status(ctx, l.env.ControlPlane.Etcd.URL.String())
+	st, err := l.etcd.Status(ctx, l.cp.etcdURL)
 	if err != nil || st.Header.Revision >= l.baseline.Revision() {
 		return ""
 	}
@@ -179,10 +125,10 @@ func (l *Lab) Health() Health {
 	return h
 }
 
-// KillProcess kills one of the lab's supervised processes (etcd,
+// killProcess kills one of the lab's supervised processes (etcd,
 // kube-apiserver, kube-controller-manager, kube-scheduler) with SIGKILL, as
 // a crash would; the lab restarts it. For fault-injection tests.
-func (l *Lab) KillProcess(name string) error {
+func (l *Lab) killProcess(name string) error {
 	for _, c := range l.supervised() {
 		if c.Name == name {
 			return c.Kill()
@@ -191,13 +137,16 @@ func (l *Lab) KillProcess(name string) error {
 	return fmt.Errorf("%w: no process %q (known: %s)", ErrUnknownComponent, name, strings.Join(l.processNames(), ", "))
 }
 
+// supervised returns the lab's processes: etcd, kube-apiserver, then the
+// components' in the registry's order.
 func (l *Lab) supervised() []*proc.Child {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	children := slices.Clone(l.controlPlane)
-	for _, name := range []string{ControllerManager, Scheduler} {
-		if c := l.children[name]; c != nil {
-			children = append(children, c)
+	var children []*proc.Child
+	if cp := l.cp; cp != nil {
+		children = append(children, cp.etcd, cp.apiserver)
+	}
+	for _, c := range l.registered() {
+		if sc, ok := c.(supervisedComponent); ok && sc.child() != nil {
+			children = append(children, sc.child())
 		}
 	}
 	return children
@@ -209,27 +158,4 @@ func (l *Lab) processNames() []string {
 		names = append(names, c.Name)
 	}
 	return names
-}
-
-// stopControlPlane stops kube-apiserver at once (a lab has no use for its
-// graceful shutdown, which drains requests and watches for about a second:
-// etcd holds everything it wrote), then etcd, cleanly. envtest's Stop then
-// finds them gone and removes its temporary folders.
-func (l *Lab) stopControlPlane() []error {
-	var errs []error
-	l.mu.Lock()
-	cp := l.controlPlane
-	l.controlPlane = nil
-	l.mu.Unlock()
-	for i := len(cp) - 1; i >= 0; i-- { // kube-apiserver, then etcd
-		c := cp[i]
-		grace := l.opts.StopTimeout
-		if c.Name == multicall.KubeAPIServer {
-			grace = 0
-		}
-		if err := c.Stop(grace); err != nil {
-			errs = append(errs, fmt.Errorf("unable to stop %s: %w", c.Name, err))
-		}
-	}
-	return errs
 }

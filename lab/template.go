@@ -2,13 +2,13 @@ package lab
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/crdlab/crdlab/lab/internal/kubeversion"
 	"github.com/crdlab/crdlab/lab/multicall"
@@ -42,14 +42,14 @@ func templateDir() (string, error) {
 // first if there is none. It reports whether it did; on any failure the
 // lab boots from an empty data dir as envtest would, so a template is only
 // ever an optimisation.
-func (l *Lab) seedEtcd(dataDir string, binDir string) bool {
+func (l *Lab) seedEtcd(ctx context.Context, dataDir string) bool {
 	tmpl, err := templateDir()
 	if err != nil {
 		return false
 	}
 	if _, err := os.Stat(filepath.Join(tmpl, "member")); err != nil {
 		l.opts.Progress("bootstrapping an etcd template for later labs (once per Kubernetes version)")
-		if err := makeTemplate(tmpl, binDir, l.opts); err != nil {
+		if err := makeTemplate(ctx, tmpl, l.bin, l.opts); err != nil {
 			l.opts.Logger.Info("unable to make an etcd template; booting without", "error", err.Error())
 			return false
 		}
@@ -62,10 +62,10 @@ func (l *Lab) seedEtcd(dataDir string, binDir string) bool {
 	return true
 }
 
-// makeTemplate boots etcd and kube-apiserver once on a fresh data dir,
-// stops them once the apiserver is healthy (its bootstrap done), and moves
-// the data dir to tmpl.
-func makeTemplate(tmpl, binDir string, opts Options) error {
+// makeTemplate boots etcd and kube-apiserver of binDir once on a fresh
+// data dir, stops them once the apiserver is ready (its bootstrap done),
+// and moves the data dir to tmpl.
+func makeTemplate(ctx context.Context, tmpl, binDir string, opts Options) error {
 	if err := os.MkdirAll(filepath.Dir(tmpl), 0o700); err != nil {
 		return err
 	}
@@ -75,24 +75,23 @@ func makeTemplate(tmpl, binDir string, opts Options) error {
 	}
 	defer os.RemoveAll(work)
 	data := filepath.Join(work, "etcd")
-	etcd := &envtest.Etcd{DataDir: data}
-	api := &envtest.APIServer{}
-	tuneEtcd(etcd)
-	onLoopback(api)
-	tuneAPIServer(api)
-	etcd.Path = filepath.Join(binDir, multicall.Etcd)
-	api.Path = filepath.Join(binDir, multicall.KubeAPIServer)
-	env := &envtest.Environment{
-		ControlPlane:             envtest.ControlPlane{Etcd: etcd, APIServer: api},
-		ControlPlaneStartTimeout: opts.StartTimeout,
-		ControlPlaneStopTimeout:  opts.StopTimeout,
+	if err := os.MkdirAll(data, 0o700); err != nil {
+		return err
 	}
-	if _, err := env.Start(); err != nil {
-		_ = env.Stop()
-		return fmt.Errorf("unable to boot a control plane for the template: %w", err)
+	cp, err := newControlPlane(controlPlaneSpec{
+		etcdPath: filepath.Join(binDir, multicall.Etcd),
+		apiPath:  filepath.Join(binDir, multicall.KubeAPIServer),
+		self:     true,
+		dataDir:  data,
+		certDir:  filepath.Join(work, "certs"),
+	})
+	if err != nil {
+		return err
 	}
-	if err := env.Stop(); err != nil {
-		return fmt.Errorf("unable to stop the template's control plane: %w", err)
+	cp.children(filepath.Join(work, "etcd.log"), filepath.Join(work, "kube-apiserver.log"), childEnv(), opts.StartTimeout)
+	startErr := cp.start(ctx, opts.StartTimeout)
+	if err := errors.Join(cp.stop(opts.StopTimeout)...); err != nil || startErr != nil {
+		return fmt.Errorf("unable to boot a control plane for the template: %w", errors.Join(startErr, err))
 	}
 	// Another lab may have made one meanwhile: the first rename wins.
 	if err := os.Rename(data, tmpl); err != nil {

@@ -2,10 +2,15 @@ package lab
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"testing"
+
+	"github.com/crdlab/crdlab/lab/internal/proc"
+	"github.com/crdlab/crdlab/lab/multicall"
 )
 
 // TestCopyFileIsSparse: the copy has src's bytes and size, and no blocks
@@ -41,5 +46,37 @@ func TestCopyFileIsSparse(t *testing.T) {
 	}
 	if err := copyFile(src, dst); err == nil {
 		t.Error("copied over an existing file")
+	}
+}
+
+// makeTemplate boots this program's etcd and kube-apiserver on a fresh
+// data dir, keeps the bootstrapped data and leaves no process.
+func TestMakeTemplate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("boots a control plane")
+	}
+	bin, err := multicall.Link(filepath.Join(t.TempDir(), "bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := proc.Children(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := filepath.Join(t.TempDir(), "cache", "etcd-bootstrapped")
+	opts := Options{}
+	opts.defaults()
+	if err := makeTemplate(context.Background(), tmpl, bin, opts); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(tmpl, "member", "snap", "db")); err != nil {
+		t.Errorf("the template has no etcd data: %v", err)
+	}
+	after, err := proc.Children(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(after, before) {
+		t.Errorf("child processes %v after making the template, %v before", after, before)
 	}
 }

@@ -96,7 +96,7 @@ func (l *Lab) prepareWebhooks(scheme *runtime.Scheme) ([]*apiextensionsv1.Custom
 			return nil, fmt.Errorf("unable to choose a port for your webhooks: %w", err)
 		}
 	}
-	if l.front, err = webhooks.NewFront(certs, port, l.opts.Requests); err != nil {
+	if l.front, err = webhooks.NewFront(certs, port, l.opts.Events); err != nil {
 		return nil, err
 	}
 	if l.manifests != nil {

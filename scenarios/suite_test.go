@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/crdlab/crdlab/lab"
 	"github.com/crdlab/crdlab/lab/full"
@@ -29,6 +30,7 @@ func TestScenarios(t *testing.T) {
 var shared *full.Lab
 
 var _ = BeforeSuite(func(ctx context.Context) {
+	ctrllog.SetLogger(GinkgoLogr) // envtest and the operators log through it
 	var err error
 	shared, err = full.Start(ctx, full.Options{Lab: lab.Options{Logger: GinkgoLogr}})
 	Expect(err).NotTo(HaveOccurred())

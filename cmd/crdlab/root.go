@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/klog/v2"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/crdlab/crdlab/lab/daemon"
 )
@@ -32,6 +33,21 @@ func (g *globalFlags) logger() logr.Logger {
 	klog.InitFlags(fs)
 	_ = fs.Set("v", strconv.Itoa(g.verbosity))
 	return klog.Background()
+}
+
+// useLoggers returns the diagnostics logger (see logger) after making it
+// controller-runtime's root logger, through which envtest and the
+// operators log, for a command that runs a lab in this process. Quiet, klog
+// is silenced too: the in-process parts built on Kubernetes' libraries
+// (the aggregated API server) log through it. (kubectl keeps klog as it
+// is: its -v is its own.)
+func (g *globalFlags) useLoggers() logr.Logger {
+	logger := g.logger()
+	ctrllog.SetLogger(logger)
+	if g.verbosity <= 0 {
+		klog.SetLogger(logr.Discard())
+	}
+	return logger
 }
 
 func defaultStateDir() string {

@@ -275,7 +275,7 @@ func scenarioTarget(ctx context.Context, g *globalFlags, f *runFlags, say func(s
 	}
 
 	say("no lab running on %s: booting one for this run ('crdlab up -d' keeps one running)", sd)
-	l, err := full.Start(ctx, full.Options{Lab: lab.Options{Logger: g.logger()}})
+	l, err := full.Start(ctx, full.Options{Lab: lab.Options{Logger: g.useLoggers()}})
 	if err != nil {
 		return scenarios.Target{}, nothing, err
 	}

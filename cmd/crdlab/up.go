@@ -166,8 +166,8 @@ func (f *upFlags) labComponents() ([]string, error) {
 		return []string{}, nil
 	}
 	for _, c := range f.components {
-		if !slices.Contains(lab.AllComponents, c) {
-			return nil, fmt.Errorf("--components: unknown component %q (known: %s, or all, none)", c, strings.Join(lab.AllComponents, ", "))
+		if !slices.Contains(lab.ComponentNames(), c) {
+			return nil, fmt.Errorf("--components: unknown component %q (known: %s, or all, none)", c, strings.Join(lab.ComponentNames(), ", "))
 		}
 	}
 	return f.components, nil
@@ -210,7 +210,7 @@ func runUp(ctx context.Context, out io.Writer, f *upFlags) error {
 			CRDDirectoryPaths:     f.crds,
 			Webhooks:              f.webhooks,
 			WebhookPort:           f.webhookPort,
-			Logger:                f.logger(),
+			Logger:                f.useLoggers(),
 			Progress:              func(phase string) { fmt.Fprintf(out, "%6.2fs  %s\n", time.Since(started).Seconds(), phase) },
 		},
 	})

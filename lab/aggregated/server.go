@@ -32,6 +32,7 @@ import (
 	metricsinstall "k8s.io/metrics/pkg/apis/metrics/install"
 	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 
+	"github.com/crdlab/crdlab/lab/internal/actor"
 	"github.com/crdlab/crdlab/lab/internal/certs"
 	"github.com/crdlab/crdlab/lab/timeline"
 )
@@ -297,7 +298,7 @@ func requestEvent(r *http.Request) (timeline.Event, bool) {
 	}
 	who := "?"
 	if u, ok := request.UserFrom(r.Context()); ok {
-		who = timeline.RequestActor(u.GetName(), r.UserAgent())
+		who = actor.OfRequest(u.GetName(), r.UserAgent())
 	}
 	kind := info.Resource
 	switch {

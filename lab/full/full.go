@@ -76,7 +76,7 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 	}()
 	sink := timeline.Tee(&l.events, opts.Trace)
 	o := opts.Lab
-	o.Requests = timeline.Tee(o.Requests, sink)
+	o.Events = timeline.Tee(o.Events, sink)
 	if o.Progress == nil {
 		o.Progress = func(string) {}
 	}
@@ -106,7 +106,7 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 	if !opts.NoSamples {
 		// The operators start while the components do: they need only the
 		// apiserver and their CRDs.
-		o.Alongside = func(ctx context.Context, ll *lab.Lab) error {
+		o.Alongside = func(ctx context.Context, ll *lab.Lab) (lab.Operators, error) {
 			opCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 			wh := ll.WebhookInstallOptions()
 			ops, err := controllers.Start(opCtx, ll.RESTConfig(), controllers.Options{
@@ -115,13 +115,12 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 			})
 			if err != nil {
 				cancel()
-				return err
+				return nil, err
 			}
 			l.Operators, l.stopOps = ops, cancel
-			ll.AttachOperators(ops)
 			o.Progress("sample operators running: " + strings.Join(controllers.Names(), ", ") +
 				fmt.Sprintf("; the WebApp's webhooks served on https://%s:%d", wh.LocalServingHost, wh.LocalServingPort))
-			return nil
+			return ops, nil
 		}
 	}
 	var err error

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 )
 
@@ -48,8 +49,14 @@ func (k *Kubelet) register(ctx context.Context, n *node) error {
 }
 
 // updateNodeStatus writes a Ready status with capacity, addresses and the
-// node's info, as a kubelet does on its status heartbeat.
+// node's info, as a kubelet does on its status heartbeat. It reads the node
+// again and retries when another writer changed it meanwhile (the node
+// lifecycle controller tainting a node that was just registered).
 func (k *Kubelet) updateNodeStatus(ctx context.Context, n *node) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error { return k.writeNodeStatus(ctx, n) })
+}
+
+func (k *Kubelet) writeNodeStatus(ctx context.Context, n *node) error {
 	cur, err := k.client.CoreV1().Nodes().Get(ctx, n.name, metav1.GetOptions{})
 	if err != nil {
 		return fmt.Errorf("unable to read node %s: %w", n.name, err)

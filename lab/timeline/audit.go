@@ -6,10 +6,11 @@ import (
 	"encoding/json"
 	"io"
 	"os"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/crdlab/crdlab/lab/internal/actor"
 )
 
 // The watch of an object says it was deleted, not by whom; the apiserver's
@@ -162,28 +163,5 @@ func (a *auditLog) claim(key string, take bool) (string, bool) {
 	return actor, true
 }
 
-// RequestActor names the client of a request (its user and user agent) in
-// a learner's words: "you (kubectl)", "garbage collector", "scheduler"...
-func RequestActor(username, userAgent string) string { return auditActor(username, userAgent) }
-
 // auditActor names the client of a request in a learner's words.
-func auditActor(username, userAgent string) string {
-	agent, _, _ := strings.Cut(userAgent, "/")
-	switch {
-	case strings.HasPrefix(agent, "kubectl"):
-		return "you (kubectl)"
-	case agent == "crdlab-scenario":
-		return "you (scenario)"
-	case username == "system:serviceaccount:kube-system:generic-garbage-collector":
-		return "garbage collector"
-	case strings.HasPrefix(username, "system:serviceaccount:kube-system:"):
-		return strings.TrimSuffix(strings.TrimPrefix(username, "system:serviceaccount:kube-system:"), "-controller")
-	case username == "system:kube-scheduler":
-		return "scheduler"
-	case username == "system:kube-controller-manager":
-		return "controller-manager"
-	case strings.HasSuffix(agent, "-operator"):
-		return agent
-	}
-	return Actor(agent)
-}
+func auditActor(username, userAgent string) string { return actor.OfRequest(username, userAgent) }

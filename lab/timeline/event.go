@@ -4,6 +4,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/crdlab/crdlab/lab/internal/actor"
 )
 
 // Verbs of an Event.
@@ -43,25 +45,7 @@ func (f SinkFunc) Record(e Event) { f(e) }
 
 // Actor names the component behind a field manager in words a learner
 // recognises.
-func Actor(manager string) string {
-	switch {
-	case manager == "":
-		return "?"
-	case strings.HasPrefix(manager, "kubectl"):
-		return "you (kubectl)"
-	case manager == "crdlab-scenario":
-		return "you (scenario)"
-	case manager == "kube-controller-manager":
-		return "controller-manager"
-	case manager == "kube-scheduler", manager == "default-scheduler":
-		return "scheduler"
-	case manager == "kube-apiserver":
-		return "apiserver"
-	case manager == "crdlab-kubelet":
-		return "kubelet (simulated)"
-	}
-	return strings.TrimSuffix(manager, "-controller")
-}
+func Actor(manager string) string { return actor.OfManager(manager) }
 
 // controllerFor names the kube-controller-manager controller that writes
 // objects of a kind (its status) or owned by a kind (its children): all of
@@ -82,31 +66,6 @@ var controllerFor = map[string]string{
 	"ServiceAccount":          "serviceaccount",
 	"HorizontalPodAutoscaler": "horizontal-pod-autoscaler",
 	"PodDisruptionBudget":     "disruption",
-}
-
-// Relay is a Sink that forwards to whichever sink is set, or drops events
-// while none is: operators started once can trace into the timeline of
-// each scenario that runs in turn.
-type Relay struct {
-	mu   sync.Mutex
-	sink Sink
-}
-
-// Set makes s (nil: none) the sink events go to.
-func (r *Relay) Set(s Sink) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.sink = s
-}
-
-// Record forwards e to the sink, if one is set.
-func (r *Relay) Record(e Event) {
-	r.mu.Lock()
-	s := r.sink
-	r.mu.Unlock()
-	if s != nil {
-		s.Record(e)
-	}
 }
 
 // Tee records each event into every sink (nil sinks are skipped).

@@ -33,15 +33,7 @@ var eventsGVR = schema.GroupVersionResource{Version: "v1", Resource: "events"}
 // rediscoverEvery is how often new resources (new CRDs) are looked for.
 const rediscoverEvery = 2 * time.Second
 
-// Watch records every change to every watchable resource of the cluster, and
-// every core/v1 Event, into sink, until ctx is done. Objects that exist when
-// it starts are not recorded; resources added later (CRDs) are picked up
-// within seconds.
-func Watch(ctx context.Context, cfg *rest.Config, sink Sink) error {
-	return WatchWith(ctx, cfg, sink, Options{})
-}
-
-// Options are Watch's options.
+// Options are WatchWith's options.
 type Options struct {
 	// Synced, if not nil, is called once the resources found at the start
 	// are watched and the audit log is followed: changes made after it are
@@ -71,7 +63,10 @@ type Change struct {
 	Event    *Event
 }
 
-// WatchWith is Watch with options.
+// WatchWith records every change to every watchable resource of the cluster, and
+// every core/v1 Event, into sink, until ctx is done. Objects that exist when
+// it starts are not recorded; resources added later (CRDs) are picked up
+// within seconds.
 func WatchWith(ctx context.Context, cfg *rest.Config, sink Sink, opts Options) error {
 	synced := opts.Synced
 	cfg = rest.CopyConfig(cfg)

@@ -95,7 +95,7 @@ func admissionWhat(w Webhook, r *admissionv1.AdmissionRequest) string {
 	if w.Mutating {
 		what = "default"
 	}
-	who := RequestActor(r.UserInfo.Username, "")
+	who := auditActor(r.UserInfo.Username, "")
 	if who == "?" || who == "" {
 		who = r.UserInfo.Username
 	}

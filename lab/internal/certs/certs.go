@@ -65,6 +65,18 @@ func NewCA(commonName string, lifetime time.Duration) (*CA, error) {
 // authentication), valid for hosts: IP addresses and DNS names. It returns
 // the certificate and its key, PEM-encoded.
 func (ca *CA) Issue(commonName string, usage x509.ExtKeyUsage, hosts ...string) (certPEM, keyPEM []byte, err error) {
+	return ca.issue(pkix.Name{CommonName: commonName}, usage, hosts)
+}
+
+// IssueClient signs a client certificate for user in groups, as
+// kube-apiserver reads them from a certificate: the user is its common name,
+// the groups its organizations. It returns the certificate and its key,
+// PEM-encoded.
+func (ca *CA) IssueClient(user string, groups ...string) (certPEM, keyPEM []byte, err error) {
+	return ca.issue(pkix.Name{CommonName: user, Organization: groups}, x509.ExtKeyUsageClientAuth, nil)
+}
+
+func (ca *CA) issue(subject pkix.Name, usage x509.ExtKeyUsage, hosts []string) (certPEM, keyPEM []byte, err error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, nil, err
@@ -72,7 +84,7 @@ func (ca *CA) Issue(commonName string, usage x509.ExtKeyUsage, hosts ...string) 
 	now := time.Now()
 	tmpl := &x509.Certificate{
 		SerialNumber: serial(),
-		Subject:      pkix.Name{CommonName: commonName},
+		Subject:      subject,
 		NotBefore:    now.Add(-time.Hour),
 		NotAfter:     now.Add(ca.lifetime),
 		KeyUsage:     x509.KeyUsageDigitalSignature,
@@ -87,13 +99,26 @@ func (ca *CA) Issue(commonName string, usage x509.ExtKeyUsage, hosts ...string) 
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
 	if err != nil {
-		return nil, nil, fmt.Errorf("unable to make certificate %q: %w", commonName, err)
+		return nil, nil, fmt.Errorf("unable to make certificate %q: %w", subject.CommonName, err)
 	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
+	keyPEM, err = encodeKey(key)
 	if err != nil {
 		return nil, nil, err
 	}
-	return encode("CERTIFICATE", der), encode("EC PRIVATE KEY", keyDER), nil
+	return encode("CERTIFICATE", der), keyPEM, nil
+}
+
+// KeyPEM returns the CA's private key, PEM-encoded: for a CA whose key
+// signs something else than certificates (kube-apiserver's service account
+// tokens).
+func (ca *CA) KeyPEM() ([]byte, error) { return encodeKey(ca.key) }
+
+func encodeKey(key *ecdsa.PrivateKey) ([]byte, error) {
+	der, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		return nil, err
+	}
+	return encode("EC PRIVATE KEY", der), nil
 }
 
 // WriteFiles writes each file's PEM content, readable by this user only.

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -16,17 +15,21 @@ import (
 	"github.com/go-logr/logr"
 )
 
-// Child is a component a lab supervises: started from an executable (or
-// adopted, when envtest started it), checked through its health endpoint,
-// restarted on the same command line if it exits on its own, and stopped
-// with SIGTERM, then SIGKILL.
+// Child is a process a lab supervises (etcd, kube-apiserver,
+// kube-controller-manager, kube-scheduler): started from an executable,
+// checked through its health endpoint, restarted on the same command line
+// and environment if it exits on its own, and stopped with SIGTERM, then
+// SIGKILL.
 //
 // A restart is immediate the first time; a child that exits again before it
 // is healthy waits 0.5 s, then twice as long each time, up to 10 s.
 type Child struct {
-	Name    string
-	Path    string
-	Args    []string
+	Name string
+	Path string
+	Args []string
+	// Env is added to this process's environment for the child (KEY=value
+	// entries; a key set here wins over an inherited one).
+	Env     []string
 	Health  string // URL of its health endpoint (https: not verified, loopback)
 	LogPath string
 	Log     logr.Logger
@@ -81,10 +84,36 @@ type Status struct {
 	LastExit string
 }
 
+// ErrStopped: Stop was called before the child started, or while it
+// started.
+var ErrStopped = errors.New("stopped")
+
+// StartError is Start's error: which child did not start, and why.
+type StartError struct {
+	Name string // the child's Name
+	Err  error
+}
+
+func (e *StartError) Error() string { return e.Err.Error() }
+func (e *StartError) Unwrap() error { return e.Err }
+
 // Start runs the child and waits until its health endpoint answers 200, it
-// exits, or timeout passes. It then keeps it running until Stop.
+// exits, or timeout passes. It then keeps it running until Stop. A Stop
+// while it starts ends the start at once (with ErrStopped, or how the
+// process ended). Its errors are a *StartError.
 func (c *Child) Start(ctx context.Context, timeout time.Duration) error {
+	if err := c.start(ctx, timeout); err != nil {
+		return &StartError{Name: c.Name, Err: err}
+	}
+	return nil
+}
+
+func (c *Child) start(ctx context.Context, timeout time.Duration) error {
 	c.mu.Lock()
+	if c.stopping {
+		c.mu.Unlock()
+		return fmt.Errorf("%w: %s before it started", ErrStopped, c.Name)
+	}
 	c.stopCh = make(chan struct{})
 	err := c.spawnLocked()
 	c.mu.Unlock()
@@ -99,40 +128,6 @@ func (c *Child) Start(ctx context.Context, timeout time.Duration) error {
 	return nil
 }
 
-// Adopt supervises process pid, which someone else started (envtest starts
-// etcd and kube-apiserver) and which is healthy: from now on, if it exits on
-// its own, the child starts its command line again. Path and Args, when
-// empty, are taken from the process's command line.
-func (c *Child) Adopt(pid int) error {
-	if c.Path == "" {
-		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		if err != nil {
-			return fmt.Errorf("unable to read the command line of %s (pid %d): %w", c.Name, pid, err)
-		}
-		args := strings.Split(strings.TrimSuffix(string(cmdline), "\x00"), "\x00")
-		c.Path, c.Args = args[0], args[1:]
-	}
-	exited, err := Done(pid)
-	if err != nil {
-		return fmt.Errorf("unable to watch %s (pid %d): %w", c.Name, pid, err)
-	}
-	c.mu.Lock()
-	c.stopCh = make(chan struct{})
-	c.pid, c.exited, c.up = pid, exited, true
-	c.signal = func(sig syscall.Signal) error {
-		select {
-		case <-exited: // its pid may be another process's by now
-			return os.ErrProcessDone
-		default:
-			return syscall.Kill(pid, sig)
-		}
-	}
-	c.exitState = func() string { return "exited" } // its parent reaped it
-	c.mu.Unlock()
-	c.supervise()
-	return nil
-}
-
 // spawnLocked starts a process of the child; c.mu is held, so stop sees
 // either no process or this one.
 func (c *Child) spawnLocked() error {
@@ -142,8 +137,10 @@ func (c *Child) spawnLocked() error {
 	}
 	cmd := exec.Command(c.Path, c.Args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	// A process group of its own, as envtest gives etcd and kube-apiserver:
-	// a Ctrl-C in the terminal (or timeout(1)) signals the lab's process
+	if len(c.Env) > 0 {
+		cmd.Env = append(os.Environ(), c.Env...)
+	}
+	// A process group of its own: a Ctrl-C in the terminal (or timeout(1)) signals the lab's process
 	// group, and the lab, not the signal, stops its children, in order.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -174,7 +171,7 @@ func (c *Child) waitHealthy(ctx context.Context, timeout time.Duration) error {
 	}
 	defer hc.CloseIdleConnections()
 	deadline := time.After(timeout)
-	tick := time.NewTicker(50 * time.Millisecond)
+	tick := time.NewTicker(healthPoll)
 	defer tick.Stop()
 	for {
 		if resp, err := hc.Get(c.Health); err == nil {
@@ -188,6 +185,12 @@ func (c *Child) waitHealthy(ctx context.Context, timeout time.Duration) error {
 		}
 		select {
 		case <-exited:
+			c.mu.Lock()
+			stopping := c.stopping
+			c.mu.Unlock()
+			if stopping {
+				return fmt.Errorf("%w: %s while it started", ErrStopped, c.Name)
+			}
 			cause := LastError(c.LogPath)
 			if cause == "" {
 				cause = "see " + c.LogPath
@@ -203,6 +206,11 @@ func (c *Child) waitHealthy(ctx context.Context, timeout time.Duration) error {
 }
 
 var errExited = errors.New("exited")
+
+// healthPoll is how often a starting child's health endpoint is asked. On
+// loopback a refused connection or a 503 costs microseconds; a lab's boot
+// waits on these polls (etcd, then kube-apiserver, then the components).
+const healthPoll = 10 * time.Millisecond
 
 // supervise starts the goroutine that restarts the child whenever it exits
 // until Stop is called.

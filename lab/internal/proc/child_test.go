@@ -2,12 +2,14 @@ package proc
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -106,44 +108,91 @@ func TestChildRestartsAfterAKill(t *testing.T) {
 	}
 }
 
-// An adopted process (one someone else started, as envtest starts etcd) is
-// restarted on its own command line when it dies.
-func TestChildAdoptsAndRestartsAProcess(t *testing.T) {
-	cmd := exec.Command("/bin/sleep", "1001")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	reaped := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(reaped) }() // its parent reaps it, as envtest does
-
+// A child killed is restarted on its own command line and with its own
+// environment (Env), which the lab's process does not have.
+func TestChildRestartsWithItsCommandLineAndEnv(t *testing.T) {
 	rec := newChanges()
-	c := &Child{Name: "adopted", Health: healthy(t), LogPath: filepath.Join(t.TempDir(), "adopted.log"), OnChange: rec.record}
-	if err := c.Adopt(cmd.Process.Pid); err != nil {
+	c := &Child{
+		Name: "sleeper", Path: "/bin/sleep", Args: []string{"1001"},
+		Env:    []string{"CRDLAB_CHILD_TEST=restarted"},
+		Health: healthy(t), LogPath: filepath.Join(t.TempDir(), "sleeper.log"), OnChange: rec.record,
+	}
+	if err := c.Start(context.Background(), 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	defer c.Stop(0)
-	if c.Path != "/bin/sleep" || len(c.Args) != 1 || c.Args[0] != "1001" {
-		t.Errorf("command line read %q %q, want /bin/sleep [1001]", c.Path, c.Args)
+	if _, ok := os.LookupEnv("CRDLAB_CHILD_TEST"); ok {
+		t.Fatal("Env leaked into the parent's environment")
 	}
-	if st := c.Status(); !st.Up {
-		t.Errorf("an adopted, healthy process is not up: %+v", st)
-	}
-	if err := cmd.Process.Kill(); err != nil {
+	if err := c.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	<-reaped
 	if ch := rec.next(t); ch.Up {
 		t.Errorf("first change %+v, want down", ch)
 	}
 	if ch := rec.next(t); !ch.Up || ch.Restarts != 1 {
 		t.Errorf("second change %+v, want up after restart 1", ch)
 	}
-	cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(c.PID()) + "/cmdline")
+	pid := strconv.Itoa(c.PID())
+	cmdline, err := os.ReadFile("/proc/" + pid + "/cmdline")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if string(cmdline) != "/bin/sleep\x001001\x00" {
 		t.Errorf("restarted as %q", cmdline)
+	}
+	environ, err := os.ReadFile("/proc/" + pid + "/environ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(strings.Split(string(environ), "\x00"), "CRDLAB_CHILD_TEST=restarted") {
+		t.Errorf("restarted without its Env: %q", environ)
+	}
+}
+
+// A Stop while a child starts (kube-apiserver waiting for an etcd that
+// failed) ends the start at once, not at its timeout, and leaves no
+// process; a child stopped before its start does not start.
+func TestChildStopEndsItsStart(t *testing.T) {
+	never := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	defer never.Close()
+	c := sleeper(t, never.URL, newChanges())
+	done := make(chan error, 1)
+	go func() { done <- c.Start(context.Background(), time.Hour) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for c.PID() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the child did not start within 10s")
+		}
+		time.Sleep(time.Millisecond) // polling for the process to exist
+	}
+	pid := c.PID()
+	if err := c.Stop(0); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Start still waits 10s after Stop")
+	}
+	var se *StartError
+	if !errors.As(err, &se) || se.Name != "sleeper" || !errors.Is(err, ErrStopped) {
+		t.Errorf("Start returned %v, want a StartError of sleeper wrapping ErrStopped", err)
+	}
+	if syscall.Kill(pid, 0) == nil {
+		t.Errorf("process %d still runs after Stop", pid)
+	}
+
+	stopped := sleeper(t, healthy(t), newChanges())
+	_ = stopped.Stop(0)
+	if err := stopped.Start(context.Background(), 10*time.Second); !errors.Is(err, ErrStopped) {
+		t.Errorf("Start after Stop returned %v, want ErrStopped", err)
+	}
+	if stopped.PID() != 0 {
+		t.Errorf("a child stopped before its start runs as %d", stopped.PID())
 	}
 }
 
