@@ -23,8 +23,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/crdlab/crdlab/lab"
-	"github.com/crdlab/crdlab/lab/daemon"
 	"github.com/crdlab/crdlab/lab/internal/proc"
+	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/lab/multicall"
 )
 
@@ -119,7 +119,7 @@ func BenchmarkBoot(b *testing.B) {
 		if out, err := exec.Command(cli, "up", "-d", "--state-dir", state).CombinedOutput(); err != nil {
 			b.Fatalf("crdlab up -d: %v\n%s", err, out)
 		}
-		st, err := daemon.Dir(state).Status()
+		st, err := control.Dir(state).Status()
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -7,7 +7,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
-	"github.com/crdlab/crdlab/lab/daemon"
+	"github.com/crdlab/crdlab/lab/internal/writefile"
 )
 
 // kubeconfigName names the cluster, user and context of a lab's kubeconfig.
@@ -41,5 +41,5 @@ func kubeconfigFor(cfg *rest.Config) ([]byte, error) {
 // WriteKubeconfig writes the admin kubeconfig to path with mode 0600,
 // atomically: a reader sees the old file or the new one, never a part.
 func (l *Lab) WriteKubeconfig(path string) error {
-	return daemon.WriteFileAtomic(path, l.kubeconfig, 0o600)
+	return writefile.Atomic(path, l.kubeconfig, 0o600)
 }

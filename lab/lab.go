@@ -25,11 +25,11 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/crdlab/crdlab/lab/aggregated"
-	"github.com/crdlab/crdlab/lab/daemon"
 	"github.com/crdlab/crdlab/lab/internal/proc"
 	"github.com/crdlab/crdlab/lab/internal/reset"
 	"github.com/crdlab/crdlab/lab/internal/webhooks"
 	"github.com/crdlab/crdlab/lab/kubelet"
+	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/lab/multicall"
 )
 
@@ -41,7 +41,7 @@ type Lab struct {
 	config     *rest.Config
 	client     client.Client
 	kubeconfig []byte
-	dir        daemon.Dir
+	dir        control.Dir
 	ownDir     bool // a temporary work dir, removed by Stop
 	started    time.Time
 	logFiles   []*os.File
@@ -87,11 +87,11 @@ var (
 	ErrCRDPath = errors.New("unusable CRD path")
 	// ErrUnknownComponent: the lab has no component of that name (in
 	// Options.Components, or to stop or start). The same value as
-	// daemon.ErrUnknownComponent, so that errors.Is works through the
+	// control.ErrUnknownComponent, so that errors.Is works through the
 	// control socket too.
-	ErrUnknownComponent = daemon.ErrUnknownComponent
+	ErrUnknownComponent = control.ErrUnknownComponent
 	// ErrUnknownNode: the lab has no simulated node of that name.
-	ErrUnknownNode = daemon.ErrUnknownNode
+	ErrUnknownNode = control.ErrUnknownNode
 )
 
 // Start boots etcd and kube-apiserver and returns once the apiserver serves
@@ -281,7 +281,7 @@ func (l *Lab) Endpoint() string { return l.config.Host }
 // Dir returns the lab's work dir: binary links, certificates, the
 // components' logs (Dir().Log(name)) and the apiserver's audit log
 // (Dir().AuditLog()).
-func (l *Lab) Dir() daemon.Dir { return l.dir }
+func (l *Lab) Dir() control.Dir { return l.dir }
 
 // StartedAt returns when Start was called.
 func (l *Lab) StartedAt() time.Time { return l.started }

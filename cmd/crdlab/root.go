@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/klog/v2"
 
-	"github.com/crdlab/crdlab/lab/daemon"
+	"github.com/crdlab/crdlab/lab/labtest/control"
 )
 
 // globalFlags are the flags every command has.
@@ -20,7 +20,7 @@ type globalFlags struct {
 	verbosity int
 }
 
-func (g *globalFlags) state() daemon.Dir { return daemon.Dir(g.stateDir) }
+func (g *globalFlags) state() control.Dir { return control.Dir(g.stateDir) }
 
 // logger returns the diagnostics logger: nothing by default (the timeline
 // and errors say what matters), klog at the -v level when given.

@@ -17,6 +17,8 @@ import (
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/crdlab/crdlab/lab/labtest/control"
 )
 
 // Environment variables, read by Start when the matching field is empty.
@@ -35,7 +37,7 @@ var (
 	// ErrNoBinary: no crdlab executable was found.
 	ErrNoBinary = errors.New("crdlab binary not found")
 	// ErrNotRunning: no lab runs on the state dir to attach to.
-	ErrNotRunning = errors.New("no lab is running")
+	ErrNotRunning = control.ErrNotRunning
 	// ErrNotALab: a lab-only call (nodes, components, Reset) on a cluster
 	// that is not a crdlab lab (UseExistingCluster).
 	ErrNotALab = errors.New("not a crdlab lab")
@@ -46,9 +48,9 @@ var (
 	// or webhooks are asked of a lab that cannot serve them.
 	ErrWebhookPath = errors.New("unusable webhook path")
 	// ErrUnknownNode: the lab has no simulated node of that name.
-	ErrUnknownNode = errors.New("unknown node")
+	ErrUnknownNode = control.ErrUnknownNode
 	// ErrUnknownComponent: the lab has no component of that name.
-	ErrUnknownComponent = errors.New("unknown component")
+	ErrUnknownComponent = control.ErrUnknownComponent
 )
 
 // Environment is a lab for a test suite. The zero value works: a lab of
@@ -109,7 +111,7 @@ type Environment struct {
 	exited     chan struct{}
 	childLog   string
 	existing   bool
-	ctl        *control
+	ctl        *control.Client
 }
 
 // Start starts the lab (or attaches to one, or connects to the existing
@@ -195,12 +197,12 @@ func (e *Environment) attach(ctx context.Context, dir string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := ctl.components(ctx); err != nil {
+	if _, err := ctl.Components(ctx); err != nil {
 		return fmt.Errorf("%w on state dir %s: its control socket does not answer (%v); start one with 'crdlab up -d --state-dir %s'",
 			ErrNotRunning, dir, err, dir)
 	}
 	e.stateDir, e.ctl = dir, ctl
-	return e.loadKubeconfig(filepath.Join(dir, "kubeconfig"))
+	return e.loadKubeconfig(control.Dir(dir).Kubeconfig())
 }
 
 // binary finds the crdlab executable.
@@ -325,7 +327,7 @@ func (e *Environment) startChild(ctx context.Context, crds []crd) error {
 		return err
 	}
 	e.ctl = ctl
-	return e.loadKubeconfig(filepath.Join(dir, "kubeconfig"))
+	return e.loadKubeconfig(control.Dir(dir).Kubeconfig())
 }
 
 // childEnv is the environment of 'crdlab up': this process's, less envtest's
