@@ -24,10 +24,10 @@ import (
 // can reach the state dir can use it, and its peers' credentials are
 // checked as well.
 
-// Lab is what the control socket serves: a lab's components and nodes, to
-// list, stop and start, its reset, and the events only its process sees
-// (*full.Lab).
-type Lab interface {
+// controlled is what the control socket serves: a lab's components and
+// nodes, to list, stop and start, its reset, and the events only its
+// process sees (*full.Lab).
+type controlled interface {
 	Components() []control.Component
 	StopComponent(ctx context.Context, name string) error
 	StartComponent(ctx context.Context, name string) error
@@ -40,7 +40,7 @@ type Lab interface {
 
 // serveControl serves the control socket of l in d until ctx is done.
 // reports, if not nil, receives the report entries of scenario runs.
-func serveControl(ctx context.Context, d control.Dir, l Lab, reports func(json.RawMessage)) error {
+func serveControl(ctx context.Context, d control.Dir, l controlled, reports func(json.RawMessage)) error {
 	mux, err := newMux(handlers(ctx, l, reports))
 	if err != nil {
 		return err
@@ -84,7 +84,7 @@ func isRoute(route control.Route) bool {
 
 // handlers are the control socket's handlers of l, by route. ctx is the
 // server's: streams end with it.
-func handlers(ctx context.Context, l Lab, reports func(json.RawMessage)) map[control.Route]http.HandlerFunc {
+func handlers(ctx context.Context, l controlled, reports func(json.RawMessage)) map[control.Route]http.HandlerFunc {
 	return map[control.Route]http.HandlerFunc{
 		control.RouteComponents: func(w http.ResponseWriter, _ *http.Request) {
 			_ = json.NewEncoder(w).Encode(l.Components())
@@ -149,7 +149,7 @@ func writeError(w http.ResponseWriter, code int, err error) {
 
 // streamEvents streams l's events to the client, one JSON object a line,
 // until it goes or ctx is done.
-func streamEvents(ctx context.Context, w http.ResponseWriter, r *http.Request, l Lab) {
+func streamEvents(ctx context.Context, w http.ResponseWriter, r *http.Request, l controlled) {
 	reqCtx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	stop := context.AfterFunc(ctx, cancel)
