@@ -1,7 +1,6 @@
 package labtest
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -282,6 +281,12 @@ func (e *Environment) startChild(ctx context.Context, crds []crd) error {
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = pw, pw
 	cmd.Env = append(childEnv(), "CRDLAB_STATE_DIR="+dir)
+	ready, started, err := control.PassReady(cmd)
+	if err != nil {
+		pw.Close()
+		pr.Close()
+		return err
+	}
 	// The kernel stops the lab when the thread that started it ends with
 	// the test process, however it ends; --owner-pid is the lab's own
 	// check of the same.
@@ -289,6 +294,7 @@ func (e *Environment) startChild(ctx context.Context, crds []crd) error {
 	runtime.LockOSThread()
 	err = cmd.Start()
 	runtime.UnlockOSThread()
+	started()
 	pw.Close()
 	if err != nil {
 		pr.Close()
@@ -296,19 +302,8 @@ func (e *Environment) startChild(ctx context.Context, crds []crd) error {
 	}
 	e.child = cmd
 	e.exited = make(chan struct{})
-	ready := make(chan struct{})
 	go func() {
 		defer pr.Close()
-		sc := bufio.NewScanner(pr)
-		signalled := false
-		for sc.Scan() {
-			line := sc.Text()
-			fmt.Fprintln(logFile, line)
-			if !signalled && strings.HasSuffix(strings.TrimSpace(line), "lab ready") {
-				signalled = true
-				close(ready)
-			}
-		}
 		_, _ = io.Copy(logFile, pr)
 	}()
 	go func() {

@@ -10,8 +10,9 @@
 // defined once, in lab/labtest/control, which the clients (crdlab's other
 // commands, the scenario runner, a suite's labtest.Environment) use too.
 //
-// A lab started in the background ('crdlab up -d') says it is ready on a
-// pipe its parent passes it (StartBackground): one byte once the status is
-// written, end of file if it stops first. It is the one readiness signal:
-// the parent reads the status only after it, so nothing polls.
+// A lab says it is ready on a pipe the process that started it passes it
+// (control.PassReady; 'crdlab up -d' through StartBackground, a suite's
+// labtest.Environment): one byte once the status is written, end of file
+// if it stops first. It is the one readiness signal: the parent reads the
+// status only after it, and neither polls it nor reads the lab's output.
 package server
