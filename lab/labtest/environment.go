@@ -304,7 +304,9 @@ func (e *Environment) startChild(ctx context.Context, crds []crd) error {
 	e.exited = make(chan struct{})
 	go func() {
 		defer pr.Close()
-		_, _ = io.Copy(logFile, pr)
+		// The log file closes when Start returns: the lab's output is still
+		// read to its end, or a lab writing to a pipe nobody reads would die.
+		_, _ = io.Copy(ignoreErrors{logFile}, pr)
 	}()
 	go func() {
 		_ = cmd.Wait()
@@ -382,6 +384,15 @@ func (e *Environment) StateDir() string { return e.stateDir }
 // KubeconfigPath is the path of the lab's admin kubeconfig (empty on an
 // existing cluster), for kubectl.
 func (e *Environment) KubeconfigPath() string { return e.kubeconfig }
+
+// ignoreErrors is a writer that reports every write as done, whether w
+// took it or not.
+type ignoreErrors struct{ w io.Writer }
+
+func (i ignoreErrors) Write(p []byte) (int, error) {
+	_, _ = i.w.Write(p)
+	return len(p), nil
+}
 
 func lastLines(path string, n int) string {
 	data, err := os.ReadFile(path)
