@@ -81,7 +81,7 @@ type ProcessHealth struct {
 // Status returns the status of the lab running on the state dir, or an
 // error wrapping ErrNotRunning.
 func (d Dir) Status() (*Status, error) {
-	if !d.Held() {
+	if !d.held() {
 		return nil, fmt.Errorf("%w on state dir %s", ErrNotRunning, string(d))
 	}
 	st, err := d.readStatus()
@@ -103,9 +103,9 @@ func (d Dir) readStatus() (*Status, error) {
 	return &st, nil
 }
 
-// Held reports whether a process holds the state dir's lock, that is,
+// held reports whether a process holds the state dir's lock, that is,
 // whether a lab runs (or starts) on it.
-func (d Dir) Held() bool {
+func (d Dir) held() bool {
 	f, err := os.Open(d.LockFile())
 	if err != nil {
 		return false
