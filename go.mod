@@ -38,8 +38,14 @@ replace (
 	k8s.io/streaming => k8s.io/streaming v0.37.2
 )
 
+// The protocol of a running lab (lab/labtest/control) lives in the labtest
+// module, which users' suites import without this one; this module uses
+// it from its folder.
+replace github.com/crdlab/crdlab/lab/labtest => ./lab/labtest
+
 require (
 	github.com/chromedp/chromedp v0.23.1
+	github.com/crdlab/crdlab/lab/labtest v0.0.0
 	github.com/go-logr/logr v1.4.3
 	github.com/google/cel-go v0.29.2
 	github.com/onsi/ginkgo/v2 v2.34.0

@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/crdlab/crdlab/lab/aggregated"
-	"github.com/crdlab/crdlab/lab/daemon"
+	"github.com/crdlab/crdlab/lab/labtest/control"
 )
 
 // aggregation configures the apiserver for aggregated API servers: the
@@ -24,7 +24,7 @@ func (l *Lab) aggregation(args *envtest.Arguments, certDir string) error {
 	}
 	l.frontProxy = fp
 	sock, tempDir := l.dir.EgressSocket(), ""
-	if len(sock) > daemon.MaxSocketPath {
+	if len(sock) > control.MaxSocketPath {
 		if tempDir, err = os.MkdirTemp("", "crdlab-egress-"); err != nil {
 			return fmt.Errorf("unable to make a folder for the egress socket: %w", err)
 		}

@@ -26,8 +26,8 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/crdlab/crdlab/lab"
-	"github.com/crdlab/crdlab/lab/daemon"
 	"github.com/crdlab/crdlab/lab/internal/proc"
+	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/lab/multicall"
 )
 
@@ -123,7 +123,7 @@ func BenchmarkBoot(b *testing.B) {
 		if out, err := exec.Command(cli, "up", "-d", "--state-dir", state).CombinedOutput(); err != nil {
 			b.Fatalf("crdlab up -d: %v\n%s", err, out)
 		}
-		st, err := daemon.Dir(state).Status()
+		st, err := control.Dir(state).Status()
 		if err != nil {
 			b.Fatal(err)
 		}

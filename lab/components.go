@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/crdlab/crdlab/lab/aggregated"
-	"github.com/crdlab/crdlab/lab/daemon"
 	"github.com/crdlab/crdlab/lab/internal/certs"
 	"github.com/crdlab/crdlab/lab/internal/proc"
+	"github.com/crdlab/crdlab/lab/internal/writefile"
 	"github.com/crdlab/crdlab/lab/multicall"
 )
 
@@ -151,7 +151,7 @@ func (l *Lab) componentKubeconfig(user string, groups ...string) (string, error)
 		return "", fmt.Errorf("unable to create %s: %w", dir, err)
 	}
 	path := filepath.Join(dir, strings.ReplaceAll(user, ":", "-")+".kubeconfig")
-	return path, daemon.WriteFileAtomic(path, data, 0o600)
+	return path, writefile.Atomic(path, data, 0o600)
 }
 
 // newChild makes a supervised child for component name (kube-controller-

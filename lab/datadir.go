@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/crdlab/crdlab/lab/daemon"
 	"github.com/crdlab/crdlab/lab/internal/proc"
+	"github.com/crdlab/crdlab/lab/internal/writefile"
 	"github.com/crdlab/crdlab/lab/multicall"
 )
 
@@ -76,7 +76,7 @@ func (l *Lab) recordDataDir() error {
 	if err != nil {
 		return err
 	}
-	return daemon.WriteFileAtomic(filepath.Join(l.opts.DataDir, dataDirMeta), append(data, '\n'), 0o600)
+	return writefile.Atomic(filepath.Join(l.opts.DataDir, dataDirMeta), append(data, '\n'), 0o600)
 }
 
 // explainDataDirError says, when etcd could not start on a DataDir, that

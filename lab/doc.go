@@ -39,6 +39,8 @@
 // # Related packages
 //
 // lab/full adds the sample CRDs and operators, as 'crdlab up' runs them;
-// lab/daemon is the protocol of a long-running lab (its state dir, its
-// control socket); lab/timeline is the vocabulary of what happens in it.
+// lab/server runs one for as long as 'crdlab up' lasts (its state dir, its
+// control socket, its web UI and timeline); lab/labtest/control is the
+// protocol other processes reach it by; lab/timeline is the vocabulary of
+// what happens in it.
 package lab

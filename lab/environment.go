@@ -13,7 +13,8 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/crdlab/crdlab/lab/daemon"
+	"github.com/crdlab/crdlab/lab/internal/writefile"
+	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/lab/multicall"
 )
 
@@ -50,17 +51,17 @@ func (l *Lab) prepareDirs() error {
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrWorkDir, err)
 		}
-		l.dir, l.ownDir = daemon.Dir(dir), true
+		l.dir, l.ownDir = control.Dir(dir), true
 	} else {
-		l.dir = daemon.Dir(l.opts.WorkDir)
+		l.dir = control.Dir(l.opts.WorkDir)
 	}
 	for _, dir := range []string{string(l.dir), l.dir.Logs()} {
-		if err := daemon.EnsureWritable(dir); err != nil {
+		if err := writefile.EnsureWritable(dir); err != nil {
 			return fmt.Errorf("%w: %w", ErrWorkDir, err)
 		}
 	}
 	if l.opts.DataDir != "" {
-		if err := daemon.EnsureWritable(filepath.Join(l.opts.DataDir, "etcd")); err != nil {
+		if err := writefile.EnsureWritable(filepath.Join(l.opts.DataDir, "etcd")); err != nil {
 			return fmt.Errorf("%w: %w", ErrDataDir, err)
 		}
 	}

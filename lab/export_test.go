@@ -1,6 +1,6 @@
 package lab
 
-import "github.com/crdlab/crdlab/lab/daemon"
+import "github.com/crdlab/crdlab/lab/internal/writefile"
 
 // What the specs of package lab_test reach that users do not.
 
@@ -11,5 +11,5 @@ func (l *Lab) KillProcess(name string) error { return l.killProcess(name) }
 // WriteKubeconfig writes the admin kubeconfig to path with mode 0600, as
 // 'crdlab up' writes it to its state dir.
 func (l *Lab) WriteKubeconfig(path string) error {
-	return daemon.WriteFileAtomic(path, l.Kubeconfig(), 0o600)
+	return writefile.Atomic(path, l.Kubeconfig(), 0o600)
 }

@@ -20,11 +20,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/crdlab/crdlab/lab/aggregated"
-	"github.com/crdlab/crdlab/lab/daemon"
 	"github.com/crdlab/crdlab/lab/internal/proc"
 	"github.com/crdlab/crdlab/lab/internal/reset"
 	"github.com/crdlab/crdlab/lab/internal/webhooks"
 	"github.com/crdlab/crdlab/lab/kubelet"
+	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/lab/multicall"
 )
 
@@ -38,7 +38,7 @@ type Lab struct {
 	config     *rest.Config
 	client     client.Client
 	kubeconfig []byte
-	dir        daemon.Dir
+	dir        control.Dir
 	ownDir     bool         // a temporary work dir, removed by Stop
 	bin        string       // the links to this executable (multicall.Link)
 	ownDataDir string       // an ephemeral etcd data dir the lab made
@@ -75,11 +75,11 @@ var (
 	ErrCRDPath = errors.New("unusable CRD path")
 	// ErrUnknownComponent: the lab has no component of that name (in
 	// Options.Components, or to stop or start). The same value as
-	// daemon.ErrUnknownComponent, so that errors.Is works through the
+	// control.ErrUnknownComponent, so that errors.Is works through the
 	// control socket too.
-	ErrUnknownComponent = daemon.ErrUnknownComponent
+	ErrUnknownComponent = control.ErrUnknownComponent
 	// ErrUnknownNode: the lab has no simulated node of that name.
-	ErrUnknownNode = daemon.ErrUnknownNode
+	ErrUnknownNode = control.ErrUnknownNode
 )
 
 // Start boots etcd and kube-apiserver and returns once the apiserver serves
@@ -262,7 +262,7 @@ func (l *Lab) Endpoint() string { return l.config.Host }
 // Dir returns the lab's work dir: binary links, certificates, the
 // components' logs (Dir().Log(name)) and the apiserver's audit log
 // (Dir().AuditLog()).
-func (l *Lab) Dir() daemon.Dir { return l.dir }
+func (l *Lab) Dir() control.Dir { return l.dir }
 
 // Stop stops the simulated nodes, kube-controller-manager and
 // kube-scheduler, then kube-apiserver, then etcd, and removes the temporary

@@ -16,8 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/crdlab/crdlab/lab/daemon"
 	"github.com/crdlab/crdlab/lab/internal/reset"
+	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/lab/timeline"
 )
 
@@ -26,7 +26,7 @@ import (
 const etcdPrefix = "/registry/"
 
 // ResetOptions say what Reset keeps or removes.
-type ResetOptions = daemon.ResetOptions
+type ResetOptions = control.ResetOptions
 
 // ErrReset: the lab cannot be reset (it keeps etcd out of reach, or ran on
 // binaries of its own whose etcd it cannot reach).

@@ -12,8 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/crdlab/crdlab/lab/daemon"
 	"github.com/crdlab/crdlab/lab/internal/proc"
+	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/lab/multicall"
 	"github.com/crdlab/crdlab/lab/timeline"
 )
@@ -26,10 +26,10 @@ import (
 // the timeline shows the crash and the restart.
 
 // Health is the state of the lab's supervised processes.
-type Health = daemon.Health
+type Health = control.Health
 
 // ProcessHealth is one supervised process.
-type ProcessHealth = daemon.ProcessHealth
+type ProcessHealth = control.ProcessHealth
 
 // superviseEtcd makes a restarted etcd count as up only once the
 // apiserver reads from it again: its client reconnects with a back-off of
@@ -105,7 +105,7 @@ func (l *Lab) checkEtcdData() string {
 // run) is up and how often it was restarted. The lab is degraded while one
 // that was not stopped on purpose is down, or when it lost data.
 func (l *Lab) Health() Health {
-	h := Health{State: daemon.StateRunning}
+	h := Health{State: control.StateRunning}
 	for _, c := range l.supervised() {
 		st := c.Status()
 		h.Processes = append(h.Processes, ProcessHealth{
@@ -113,14 +113,14 @@ func (l *Lab) Health() Health {
 			DownSince: st.DownSince, LastExit: st.LastExit,
 		})
 		if !st.Up && !st.Stopped {
-			h.State = daemon.StateDegraded
+			h.State = control.StateDegraded
 		}
 	}
 	l.mu.Lock()
 	h.Problems = slices.Clone(l.problems)
 	l.mu.Unlock()
 	if len(h.Problems) > 0 {
-		h.State = daemon.StateDegraded
+		h.State = control.StateDegraded
 	}
 	return h
 }

@@ -19,8 +19,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crdlab/crdlab/lab"
-	"github.com/crdlab/crdlab/lab/daemon"
 	"github.com/crdlab/crdlab/lab/internal/proc"
+	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/lab/timeline"
 )
 
@@ -39,19 +39,19 @@ var _ = Describe("supervision", Ordered, func() {
 		ns = n.Name
 	})
 
-	processHealth := func(h lab.Health, name string) daemon.ProcessHealth {
+	processHealth := func(h lab.Health, name string) control.ProcessHealth {
 		for _, p := range h.Processes {
 			if p.Name == name {
 				return p
 			}
 		}
 		Fail("no process " + name + " in the lab's health")
-		return daemon.ProcessHealth{}
+		return control.ProcessHealth{}
 	}
 
 	It("lists every supervised process as up", func() {
 		h := shared.Health()
-		Expect(h.State).To(Equal(daemon.StateRunning))
+		Expect(h.State).To(Equal(control.StateRunning))
 		var names []string
 		for _, p := range h.Processes {
 			names = append(names, p.Name)
@@ -74,7 +74,7 @@ var _ = Describe("supervision", Ordered, func() {
 
 			Eventually(func(g Gomega) {
 				h := shared.Health()
-				g.Expect(h.State).To(Equal(daemon.StateRunning))
+				g.Expect(h.State).To(Equal(control.StateRunning))
 				p := processHealth(h, name)
 				g.Expect(p.Up).To(BeTrue())
 				g.Expect(p.Restarts).To(Equal(before + 1))
@@ -92,10 +92,10 @@ var _ = Describe("supervision", Ordered, func() {
 				healths, events = seen.since(healthMark, eventMark)
 				g.Expect(healths).To(HaveLen(2))
 			}).WithContext(ctx).WithTimeout(10 * time.Second).WithPolling(10 * time.Millisecond).Should(Succeed())
-			Expect(healths[0].State).To(Equal(daemon.StateDegraded))
+			Expect(healths[0].State).To(Equal(control.StateDegraded))
 			Expect(processHealth(healths[0], name).Up).To(BeFalse())
 			Expect(processHealth(healths[0], name).DownSince).NotTo(BeZero())
-			Expect(healths[1].State).To(Equal(daemon.StateRunning))
+			Expect(healths[1].State).To(Equal(control.StateRunning))
 			var verbs []string
 			for _, e := range events {
 				if e.Kind == "Process" && e.Name == name {

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/crdlab/crdlab/lab/daemon"
 	"github.com/crdlab/crdlab/lab/kubelet"
+	"github.com/crdlab/crdlab/lab/labtest/control"
 )
 
 // A lab's components can be stopped and started by name, the names
@@ -19,10 +19,10 @@ import (
 // lab's registry (registry.go).
 
 // Component is a component of the lab and whether it runs.
-type Component = daemon.Component
+type Component = control.Component
 
 // Node is a simulated node and whether its kubelet runs.
-type Node = daemon.Node
+type Node = control.Node
 
 // Operators are controllers that run outside the lab's own components (the
 // sample operators, controllers.Operators), stopped and started by name.

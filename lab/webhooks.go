@@ -14,8 +14,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/conversion"
 
-	"github.com/crdlab/crdlab/lab/daemon"
 	"github.com/crdlab/crdlab/lab/internal/webhooks"
+	"github.com/crdlab/crdlab/lab/labtest/control"
 )
 
 // ErrWebhooks: an Options.Webhooks manifest cannot be read or served (the
@@ -24,8 +24,8 @@ import (
 var ErrWebhooks = webhooks.ErrManifest
 
 // WebhookServing says where to serve your own webhooks (Options.Webhooks,
-// and the conversion webhooks of your CRDs); see daemon.WebhookServing.
-type WebhookServing = daemon.WebhookServing
+// and the conversion webhooks of your CRDs); see control.WebhookServing.
+type WebhookServing = control.WebhookServing
 
 // userCRDs reads Options.CRDDirectoryPaths, so that a missing or empty
 // path fails before anything starts.

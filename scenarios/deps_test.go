@@ -9,11 +9,11 @@ import (
 
 // The scenario runner targets any cluster through a kubeconfig, and a lab
 // through the small scenarios.Lab interface: it, its format, the timeline
-// and the daemon protocol link client-go and controller-runtime, never the
+// and the control protocol link client-go and controller-runtime, never the
 // Kubernetes components (k8s.io/kubernetes, etcd's server) nor the lab
 // that runs them.
 func TestRunnerDoesNotLinkKubernetes(t *testing.T) {
-	pkgs := []string{".", "./format", "../lab/timeline", "../lab/daemon"}
+	pkgs := []string{".", "./format", "../lab/timeline", "github.com/crdlab/crdlab/lab/labtest/control"}
 	cmd := exec.Command("go", append([]string{"list", "-deps", "-f", "{{.ImportPath}}"}, pkgs...)...)
 	out, err := cmd.Output()
 	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
@@ -28,7 +28,7 @@ func TestRunnerDoesNotLinkKubernetes(t *testing.T) {
 	ours := []string{ // the project's packages it may link
 		"github.com/crdlab/crdlab/scenarios", "github.com/crdlab/crdlab/scenarios/format",
 		"github.com/crdlab/crdlab/fixtures", "github.com/crdlab/crdlab/lab/timeline",
-		"github.com/crdlab/crdlab/lab/daemon", "github.com/crdlab/crdlab/lab/internal/proc",
+		"github.com/crdlab/crdlab/lab/labtest/control",
 		"github.com/crdlab/crdlab/lab/internal/actor", // the timeline's actor names: strings only
 	}
 	for _, d := range deps {

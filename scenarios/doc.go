@@ -5,7 +5,7 @@
 //
 // A run needs a Target: a rest.Config, and for lab steps a Lab (the
 // in-process lab of package lab/full, or a 'crdlab up' behind its control
-// socket, daemon.Client). The runner links client-go and controller-runtime
+// socket, RemoteLab). The runner links client-go and controller-runtime
 // only, never the Kubernetes components, so that it runs against a real
 // cluster from a small program.
 //

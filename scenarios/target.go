@@ -2,11 +2,12 @@ package scenarios
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"k8s.io/client-go/rest"
 
-	"github.com/crdlab/crdlab/lab/daemon"
+	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/lab/timeline"
 )
 
@@ -20,19 +21,36 @@ const LabLabel = "crdlab.dev/scenario"
 // Lab is what a scenario can do to a lab beyond the Kubernetes API: stop
 // and start its components and simulated nodes, and follow the events only
 // the lab's process sees (its operators' reconcile passes, its aggregated
-// API server's requests). A client of a running lab's control socket
-// (*daemon.Client) is one; a lab in this process is another (see
-// lab/full).
+// API server's requests). A running lab behind its control socket
+// (RemoteLab) is one; a lab in this process is another (see lab/full).
 type Lab interface {
-	Components(ctx context.Context) ([]daemon.Component, error)
+	Components(ctx context.Context) ([]control.Component, error)
 	StopComponent(ctx context.Context, name string) error
 	StartComponent(ctx context.Context, name string) error
-	Nodes(ctx context.Context) ([]daemon.Node, error)
+	Nodes(ctx context.Context) ([]control.Node, error)
 	StopNode(ctx context.Context, name string) error
 	StartNode(ctx context.Context, name string) error
 	// Events streams the lab's own events into sink until ctx is done,
 	// calling ready once it listens.
 	Events(ctx context.Context, sink timeline.Sink, ready func()) error
+}
+
+// RemoteLab is a lab another process runs ('crdlab up'), reached through
+// its control socket (control.Dial).
+type RemoteLab struct{ *control.Client }
+
+var _ Lab = RemoteLab{}
+
+// Events streams the lab's own events into sink until ctx is done: the
+// control socket's lines, read as timeline events (a line that is not one
+// is skipped).
+func (r RemoteLab) Events(ctx context.Context, sink timeline.Sink, ready func()) error {
+	return r.Client.Events(ctx, func(line json.RawMessage) {
+		var e timeline.Event
+		if json.Unmarshal(line, &e) == nil {
+			sink.Record(e)
+		}
+	}, ready)
 }
 
 // Target is where a scenario runs.
@@ -42,7 +60,7 @@ type Target struct {
 	// Lab, if not nil, performs lab steps; without it (a cluster reached
 	// through a kubeconfig) they are skipped, and the steps after them.
 	Lab Lab
-	// AuditLog, if set, is the apiserver's audit log (daemon.Dir.AuditLog):
+	// AuditLog, if set, is the apiserver's audit log (control.Dir.AuditLog):
 	// the timeline reads it to name who deleted what (the garbage
 	// collector, the namespace controller...).
 	AuditLog string

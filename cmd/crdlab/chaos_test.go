@@ -23,7 +23,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/crdlab/crdlab/lab/daemon"
+	"github.com/crdlab/crdlab/lab/labtest/control"
+	"github.com/crdlab/crdlab/lab/server"
 )
 
 // The fault-injection suite ('make chaos'; one round of it in 'make test').
@@ -110,7 +111,7 @@ func TestChaos(t *testing.T) {
 // again.
 func (c *cli) killProcess(t *testing.T, w *chaosWorkload, name string) (running, writes time.Duration) {
 	t.Helper()
-	d := daemon.Dir(c.stateDir)
+	d := control.Dir(c.stateDir)
 	victim := c.labProcess(name)
 	before := restartsOf(t, d, name)
 	mark := w.mark()
@@ -127,10 +128,10 @@ func (c *cli) killProcess(t *testing.T, w *chaosWorkload, name string) (running,
 		if err != nil {
 			t.Fatalf("status after killing %s: %v", name, err)
 		}
-		if st.State == daemon.StateDegraded {
+		if st.State == control.StateDegraded {
 			sawDegraded = true
 		}
-		if st.State == daemon.StateRunning && restartsIn(st.Health, name) == before+1 {
+		if st.State == control.StateRunning && restartsIn(st.Health, name) == before+1 {
 			running = time.Since(killed)
 			break
 		}
@@ -174,7 +175,7 @@ func (c *cli) killLab(t *testing.T, w *chaosWorkload, data string) (running, wri
 }
 
 // labProcess returns the running lab's process called name.
-func (c *cli) labProcess(name string) daemon.Process {
+func (c *cli) labProcess(name string) server.Process {
 	c.t.Helper()
 	tree := c.labTree()
 	for _, p := range tree {
@@ -183,10 +184,10 @@ func (c *cli) labProcess(name string) daemon.Process {
 		}
 	}
 	c.t.Fatalf("no %s in the lab's processes %v", name, tree)
-	return daemon.Process{}
+	return server.Process{}
 }
 
-func restartsOf(t *testing.T, d daemon.Dir, name string) int {
+func restartsOf(t *testing.T, d control.Dir, name string) int {
 	t.Helper()
 	st, err := d.Status()
 	if err != nil {
@@ -195,7 +196,7 @@ func restartsOf(t *testing.T, d daemon.Dir, name string) int {
 	return restartsIn(st.Health, name)
 }
 
-func restartsIn(h daemon.Health, name string) int {
+func restartsIn(h control.Health, name string) int {
 	for _, p := range h.Processes {
 		if p.Name == name {
 			return p.Restarts
@@ -235,7 +236,7 @@ func newChaosWorkload(t *testing.T, c *cli) *chaosWorkload {
 // watcher, which lists and then watches.
 func (w *chaosWorkload) reconnect() {
 	w.t.Helper()
-	cfg, err := clientcmd.BuildConfigFromFlags("", daemon.Dir(w.c.stateDir).Kubeconfig())
+	cfg, err := clientcmd.BuildConfigFromFlags("", control.Dir(w.c.stateDir).Kubeconfig())
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -504,7 +505,7 @@ func (w *chaosWorkload) close() {
 func TestEtcdDataLossIsReported(t *testing.T) {
 	c := newCLI(t)
 	c.mustRun("up", "-d", "--components", "none")
-	data := daemon.Dir(c.stateDir).Path("etcd-data")
+	data := control.Dir(c.stateDir).EtcdData()
 	if _, err := os.Stat(filepath.Join(data, "member")); err != nil {
 		t.Skipf("the lab's etcd does not run on %s (no etcd template?): %v", data, err)
 	}
@@ -516,12 +517,12 @@ func TestEtcdDataLossIsReported(t *testing.T) {
 	}
 	deadline := time.Now().Add(recoveryBound)
 	for {
-		st, err := daemon.Dir(c.stateDir).Status()
+		st, err := control.Dir(c.stateDir).Status()
 		if err != nil {
 			t.Fatal(err)
 		}
 		if restartsIn(st.Health, "etcd") == 1 && len(st.Problems) > 0 {
-			if st.State != daemon.StateDegraded {
+			if st.State != control.StateDegraded {
 				t.Errorf("state %q with problems %v, want degraded", st.State, st.Problems)
 			}
 			break

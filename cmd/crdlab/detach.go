@@ -7,12 +7,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/crdlab/crdlab/lab/daemon"
+	"github.com/crdlab/crdlab/lab/labtest/control"
+	"github.com/crdlab/crdlab/lab/server"
 )
 
 // runDetached starts 'crdlab up' again as a background process of its own
@@ -23,7 +23,7 @@ func runDetached(ctx context.Context, out io.Writer, f *upFlags) error {
 		return err
 	}
 	sd := f.state()
-	unlock, err := sd.Lock() // fail early and clearly when one runs already
+	unlock, err := server.Lock(sd) // fail early and clearly when one runs already
 	if err != nil {
 		return fmt.Errorf("--state-dir: %w", err)
 	}
@@ -43,85 +43,35 @@ func runDetached(ctx context.Context, out io.Writer, f *upFlags) error {
 	}
 	defer logFile.Close()
 
-	// The lab writes a byte to this pipe once it is ready (see
-	// readyNotifier), so that up -d returns at that moment; the status is
-	// also polled, in case it cannot.
-	readyR, readyW, err := os.Pipe()
-	if err != nil {
-		return fmt.Errorf("unable to start the lab in the background: %w", err)
-	}
-	defer readyR.Close()
 	cmd := exec.Command(self, withoutDetach(os.Args[1:])...)
-	cmd.Env = append(os.Environ(), detachedEnv+"=1", readyFDEnv+"=3")
-	cmd.ExtraFiles = []*os.File{readyW} // fd 3
+	cmd.Env = append(os.Environ(), detachedEnv+"=1")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	err = cmd.Start()
-	readyW.Close()
+	ready, exited, err := server.StartBackground(cmd)
 	if err != nil {
 		return fmt.Errorf("unable to start the lab in the background: %w", err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	notified := make(chan struct{})
-	go func() {
-		_, _ = readyR.Read(make([]byte, 1)) // a byte, or EOF when the lab ends
-		close(notified)
-	}()
-
 	fmt.Fprintf(out, "starting a lab in the background (pid %d, log %s)\n", cmd.Process.Pid, logPath)
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case <-exited:
-			return fmt.Errorf("the lab stopped before it was ready: %s", lastErrorLine(logPath))
-		case <-ctx.Done():
-			_ = cmd.Process.Signal(syscall.SIGTERM)
-			<-exited
-			return ctx.Err()
-		case <-notified:
-			notified = nil // once; then the status as below, and the polls
-		case <-tick.C:
-		}
-		st, err := sd.Status()
-		if err != nil || st.PID != cmd.Process.Pid {
-			continue
-		}
-		fmt.Fprintf(out, "lab ready in %.1fs\n", st.ReadyAt.Sub(st.StartedAt).Seconds())
-		printUsage(out, st.Endpoint, st.Kubeconfig)
-		if url := sd.UIURL(st); url != "" {
-			printUI(out, url)
-		}
-		if st.Webhooks != nil {
-			printWebhooks(out, st.Webhooks)
-		}
-		fmt.Fprintln(out, "\nStop it with: crdlab down")
-		return nil
+	select {
+	case <-exited:
+		return fmt.Errorf("the lab stopped before it was ready: %s", lastErrorLine(logPath))
+	case <-ctx.Done():
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		<-exited
+		return ctx.Err()
+	case <-ready:
 	}
-}
-
-// readyFDEnv names the file descriptor on which the lab that 'crdlab up -d'
-// started in the background says it is ready.
-const readyFDEnv = "CRDLAB_READY_FD"
-
-// readyNotifier returns the function that tells the 'crdlab up -d' that
-// started this process that the lab is ready: one byte on the descriptor
-// readyFDEnv names. Outside such a lab it does nothing. It keeps the
-// descriptor from the lab's own children (etcd, kube-apiserver...), so call
-// it before the lab starts them.
-func readyNotifier() func() {
-	fd, err := strconv.Atoi(os.Getenv(readyFDEnv))
-	if err != nil || fd < 3 {
-		return func() {}
+	st, err := sd.Status()
+	if err != nil {
+		return fmt.Errorf("the lab said it was ready, but: %w", err)
 	}
-	_ = os.Unsetenv(readyFDEnv)
-	syscall.CloseOnExec(fd)
-	f := os.NewFile(uintptr(fd), "ready")
-	return func() {
-		_, _ = f.Write([]byte{1})
-		_ = f.Close()
+	if st.PID != cmd.Process.Pid {
+		return fmt.Errorf("the lab (pid %d) said it was ready, but %s names pid %d", cmd.Process.Pid, sd.StatusFile(), st.PID)
 	}
+	fmt.Fprintf(out, "lab ready in %.1fs\n", st.ReadyAt.Sub(st.StartedAt).Seconds())
+	server.PrintWhere(out, st, sd.UIURL(st))
+	fmt.Fprintln(out, "\nStop it with: crdlab down")
+	return nil
 }
 
 // withoutDetach drops -d/--detach from up's arguments.
@@ -157,7 +107,7 @@ var errStopTimeout = errors.New("the lab did not stop in time")
 
 // stopLab asks the lab on sd to stop and waits until it released the state
 // dir, which it does after its children exited.
-func stopLab(ctx context.Context, sd daemon.Dir, timeout time.Duration) (*daemon.Status, error) {
+func stopLab(ctx context.Context, sd control.Dir, timeout time.Duration) (*control.Status, error) {
 	st, err := sd.Status()
 	if err != nil {
 		return nil, err
@@ -169,7 +119,7 @@ func stopLab(ctx context.Context, sd daemon.Dir, timeout time.Duration) (*daemon
 	if err := proc.Signal(syscall.SIGTERM); err != nil {
 		return nil, fmt.Errorf("unable to signal lab process %d: %w", st.PID, err)
 	}
-	done, err := processDone(st.PID)
+	done, err := server.ProcessDone(st.PID)
 	if err != nil {
 		return nil, fmt.Errorf("unable to watch lab process %d: %w", st.PID, err)
 	}

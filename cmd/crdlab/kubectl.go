@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/crdlab/crdlab/lab/daemon"
+	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/lab/multicall"
 )
 
@@ -30,7 +30,7 @@ as is; give --kubeconfig yourself to point it elsewhere.`,
 			if !hasFlag(args, "kubeconfig") {
 				sd := g.state()
 				if _, err := sd.Status(); err != nil {
-					if errors.Is(err, daemon.ErrNotRunning) {
+					if errors.Is(err, control.ErrNotRunning) {
 						return fmt.Errorf("%w; start one with 'crdlab up -d'", err)
 					}
 					return err

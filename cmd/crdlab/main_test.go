@@ -16,7 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crdlab/crdlab/lab/daemon"
+	"github.com/crdlab/crdlab/lab/labtest/control"
+	"github.com/crdlab/crdlab/lab/server"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -44,7 +45,7 @@ func newCLI(t *testing.T) *cli {
 	c := &cli{t: t, stateDir: t.TempDir()}
 	t.Cleanup(func() {
 		// Whatever a test left running stops with it.
-		if st, err := daemon.Dir(c.stateDir).Status(); err == nil {
+		if st, err := control.Dir(c.stateDir).Status(); err == nil {
 			_ = syscall.Kill(st.PID, syscall.SIGKILL)
 		}
 	})
@@ -95,7 +96,7 @@ func (c *cli) kubectl(stdin string, args ...string) string {
 		c.t.Fatalf("Debian's kubectl is not installed (make test-deps installs it): %v", err)
 	}
 	cmd := exec.Command(path, args...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+daemon.Dir(c.stateDir).Kubeconfig())
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+control.Dir(c.stateDir).Kubeconfig())
 	cmd.Stdin = strings.NewReader(stdin)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -108,7 +109,7 @@ func (c *cli) kubectl(stdin string, args ...string) string {
 func (c *cli) kubectlFails(args ...string) string {
 	c.t.Helper()
 	cmd := exec.Command("kubectl", args...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+daemon.Dir(c.stateDir).Kubeconfig())
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+control.Dir(c.stateDir).Kubeconfig())
 	out, err := cmd.CombinedOutput()
 	if err == nil {
 		c.t.Fatalf("kubectl %s succeeded, want a refusal:\n%s", strings.Join(args, " "), out)
@@ -119,7 +120,7 @@ func (c *cli) kubectlFails(args ...string) string {
 // upForeground starts 'crdlab up' in the foreground (in a process group of
 // its own, as a terminal's job, if ownGroup) and returns it, once ready,
 // with its process tree.
-func (c *cli) upForeground(ownGroup bool) (*exec.Cmd, []daemon.Process) {
+func (c *cli) upForeground(ownGroup bool) (*exec.Cmd, []server.Process) {
 	c.t.Helper()
 	cmd := c.command("up")
 	if ownGroup {
@@ -142,13 +143,13 @@ func (c *cli) upForeground(ownGroup bool) (*exec.Cmd, []daemon.Process) {
 }
 
 // labTree returns the processes of the running lab.
-func (c *cli) labTree() []daemon.Process {
+func (c *cli) labTree() []server.Process {
 	c.t.Helper()
-	st, err := daemon.Dir(c.stateDir).Status()
+	st, err := control.Dir(c.stateDir).Status()
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	tree, err := daemon.Processes(st.PID)
+	tree, err := server.Processes(st.PID)
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -187,7 +188,7 @@ func alive(pid int) bool {
 }
 
 // expectGone fails when any of procs still runs after wait.
-func expectGone(t *testing.T, procs []daemon.Process, wait time.Duration) {
+func expectGone(t *testing.T, procs []server.Process, wait time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(wait)
 	for {
@@ -285,7 +286,7 @@ func lineDiff(want, got string) string {
 
 // listenAddrs returns the local addresses (hex, as /proc/net/tcp has them)
 // on which any of procs listens.
-func listenAddrs(t *testing.T, procs []daemon.Process) []string {
+func listenAddrs(t *testing.T, procs []server.Process) []string {
 	t.Helper()
 	inodes := map[string]bool{}
 	for _, p := range procs {

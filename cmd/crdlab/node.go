@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/crdlab/crdlab/lab/daemon"
+	"github.com/crdlab/crdlab/lab/labtest/control"
 )
 
 func newNodeCommand(g *globalFlags) *cobra.Command {
@@ -33,7 +33,7 @@ Starting it again makes it Ready, and its kubelet finishes what was left.`,
 			Short: "List the simulated nodes and whether each runs",
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
-				c, err := daemon.Dial(g.state())
+				c, err := control.Dial(g.state())
 				if err != nil {
 					return err
 				}
@@ -53,19 +53,19 @@ Starting it again makes it Ready, and its kubelet finishes what was left.`,
 				return tw.Flush()
 			},
 		},
-		nodeAction(g, "stop", "Stop a simulated node, as if its machine died", (*daemon.Client).StopNode),
-		nodeAction(g, "start", "Start a stopped simulated node again", (*daemon.Client).StartNode),
+		nodeAction(g, "stop", "Stop a simulated node, as if its machine died", (*control.Client).StopNode),
+		nodeAction(g, "start", "Start a stopped simulated node again", (*control.Client).StartNode),
 	)
 	return cmd
 }
 
-func nodeAction(g *globalFlags, verb, short string, act func(*daemon.Client, context.Context, string) error) *cobra.Command {
+func nodeAction(g *globalFlags, verb, short string, act func(*control.Client, context.Context, string) error) *cobra.Command {
 	return &cobra.Command{
 		Use:   verb + " NAME",
 		Short: short,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := daemon.Dial(g.state())
+			c, err := control.Dial(g.state())
 			if err != nil {
 				return err
 			}

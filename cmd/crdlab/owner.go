@@ -6,7 +6,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/crdlab/crdlab/lab/daemon"
+	"github.com/crdlab/crdlab/lab/server"
 )
 
 // ownerStopGrace is how long a lab whose owner ended may take to stop.
@@ -19,7 +19,7 @@ const ownerStopGrace = 3 * time.Second
 func stopWithOwners(ctx context.Context, pids []int) (context.Context, context.CancelFunc, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	for _, pid := range pids {
-		done, err := processDone(pid)
+		done, err := server.ProcessDone(pid)
 		if err != nil {
 			cancel(err)
 			return nil, nil, fmt.Errorf("--owner-pid %d: %w", pid, err)
@@ -42,6 +42,3 @@ func stopWithOwners(ctx context.Context, pids []int) (context.Context, context.C
 	}
 	return ctx, func() { cancel(nil) }, nil
 }
-
-// processDone returns a channel closed when process pid ends.
-func processDone(pid int) (<-chan struct{}, error) { return daemon.ProcessDone(pid) }

@@ -6,11 +6,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/crdlab/crdlab/lab/daemon"
+	"github.com/crdlab/crdlab/lab/labtest/control"
 )
 
 func newResetCommand(g *globalFlags) *cobra.Command {
-	var opts daemon.ResetOptions
+	var opts control.ResetOptions
 	cmd := &cobra.Command{
 		Use:   "reset",
 		Short: "Bring the running lab back to its state right after it started",
@@ -36,7 +36,7 @@ restoring an etcd snapshot.`,
   crdlab reset --remove-crds`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := daemon.Dial(g.state())
+			c, err := control.Dial(g.state())
 			if err != nil {
 				return err
 			}

@@ -12,7 +12,7 @@ import (
 	"k8s.io/klog/v2"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/crdlab/crdlab/lab/daemon"
+	"github.com/crdlab/crdlab/lab/labtest/control"
 )
 
 // globalFlags are the flags every command has.
@@ -21,7 +21,7 @@ type globalFlags struct {
 	verbosity int
 }
 
-func (g *globalFlags) state() daemon.Dir { return daemon.Dir(g.stateDir) }
+func (g *globalFlags) state() control.Dir { return control.Dir(g.stateDir) }
 
 // logger returns the diagnostics logger: nothing by default (the timeline
 // and errors say what matters), klog at the -v level when given.

@@ -14,8 +14,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/crdlab/crdlab/lab"
-	"github.com/crdlab/crdlab/lab/daemon"
 	"github.com/crdlab/crdlab/lab/full"
+	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/scenarios"
 )
 
@@ -201,7 +201,7 @@ func runScenarios(ctx context.Context, out, errOut io.Writer, g *globalFlags, f 
 		return err
 	}
 	defer stop()
-	if c, ok := target.Lab.(*daemon.Client); ok {
+	if c, ok := target.Lab.(scenarios.RemoteLab); ok {
 		// The lab's web UI shows the run beside its timeline (which has
 		// the run's timeline lines already).
 		report, end := c.Report(ctx)
@@ -265,13 +265,13 @@ func scenarioTarget(ctx context.Context, g *globalFlags, f *runFlags, say func(s
 		return scenarios.Target{Config: cfg}, nothing, nil
 	}
 	sd := g.state()
-	if c, err := daemon.Dial(sd); err == nil {
+	if c, err := control.Dial(sd); err == nil {
 		cfg, err := clientcmd.BuildConfigFromFlags("", sd.Kubeconfig())
 		if err != nil {
 			return scenarios.Target{}, nothing, fmt.Errorf("the running lab's kubeconfig: %w", err)
 		}
 		say("running against the lab of 'crdlab up' (%s)", sd)
-		return scenarios.Target{Config: cfg, Lab: c, AuditLog: sd.AuditLog()}, nothing, nil
+		return scenarios.Target{Config: cfg, Lab: scenarios.RemoteLab{Client: c}, AuditLog: sd.AuditLog()}, nothing, nil
 	}
 
 	say("no lab running on %s: booting one for this run ('crdlab up -d' keeps one running)", sd)

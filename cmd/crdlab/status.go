@@ -8,7 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/crdlab/crdlab/lab/daemon"
+	"github.com/crdlab/crdlab/lab/labtest/control"
+	"github.com/crdlab/crdlab/lab/server"
 )
 
 func newStatusCommand(g *globalFlags) *cobra.Command {
@@ -25,7 +26,7 @@ cannot get back). Exits 0 when a lab runs, 3 when none does.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()
 			st, err := g.state().Status()
-			if errors.Is(err, daemon.ErrNotRunning) {
+			if errors.Is(err, control.ErrNotRunning) {
 				fmt.Fprintf(out, "no lab is running on state dir %s\n", g.stateDir)
 				return exitCode(3)
 			}
@@ -34,7 +35,7 @@ cannot get back). Exits 0 when a lab runs, 3 when none does.`,
 			}
 			state := st.State
 			if state == "" {
-				state = daemon.StateRunning // a lab of an older crdlab
+				state = control.StateRunning // a lab of an older crdlab
 			}
 			fmt.Fprintln(out, state)
 			for _, p := range st.Problems {
@@ -52,7 +53,7 @@ cannot get back). Exits 0 when a lab runs, 3 when none does.`,
 			}
 			fmt.Fprintf(out, "  uptime:     %s\n", time.Since(st.ReadyAt).Round(time.Second))
 			printHealth(out, st.Processes)
-			tree, err := daemon.Processes(st.PID)
+			tree, err := server.Processes(st.PID)
 			if err != nil {
 				return nil // it stopped meanwhile; what we printed stands
 			}
@@ -71,7 +72,7 @@ cannot get back). Exits 0 when a lab runs, 3 when none does.`,
 
 // printHealth lists the supervised processes: up, stopped or down (and
 // since when, and why), and their restarts.
-func printHealth(out io.Writer, processes []daemon.ProcessHealth) {
+func printHealth(out io.Writer, processes []control.ProcessHealth) {
 	if len(processes) == 0 {
 		return
 	}

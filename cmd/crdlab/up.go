@@ -13,9 +13,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/crdlab/crdlab/lab"
-	"github.com/crdlab/crdlab/lab/daemon"
 	"github.com/crdlab/crdlab/lab/full"
-	"github.com/crdlab/crdlab/lab/timeline"
+	"github.com/crdlab/crdlab/lab/labtest/control"
+	"github.com/crdlab/crdlab/lab/server"
 )
 
 // detachedEnv marks the background process that 'crdlab up -d' starts.
@@ -90,7 +90,7 @@ folder to keep it in: a lab started again on it has every object it had.`,
 			if f.detach {
 				return runDetached(cmd.Context(), cmd.OutOrStdout(), f)
 			}
-			return runUp(cmd.Context(), cmd.OutOrStdout(), f)
+			return runUp(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
 		},
 	}
 	cmd.Flags().BoolVarP(&f.detach, "detach", "d", false, "return once the lab is ready, leaving it running in the background")
@@ -174,7 +174,7 @@ func (f *upFlags) labComponents() ([]string, error) {
 }
 
 // runUp runs a lab in this process until ctx is done.
-func runUp(ctx context.Context, out io.Writer, f *upFlags) error {
+func runUp(ctx context.Context, out, errOut io.Writer, f *upFlags) error {
 	if err := f.validate(); err != nil {
 		return err
 	}
@@ -184,22 +184,14 @@ func runUp(ctx context.Context, out io.Writer, f *upFlags) error {
 		return err
 	}
 	defer cancel()
-	started := time.Now()
-	ready := readyNotifier()
-	printer := timeline.NewPrinter(out)
-	var live timeline.Sink // reconcile passes and aggregated-API requests
-	if os.Getenv(detachedEnv) == "" {
-		live = printer
-	}
-	var web *full.UIOptions
+	var web *server.UIOptions
 	if !f.noUI {
-		web = &full.UIOptions{Port: f.uiPort}
+		web = &server.UIOptions{Port: f.uiPort}
 	}
-	l, err := full.Up(ctx, f.state(), full.Options{
-		NoSamples: f.noSamples,
-		Trace:     live,
-		UI:        web,
-		Lab: lab.Options{
+	err = server.Run(ctx, f.state(), server.Options{
+		Out: out, ErrOut: errOut, UI: web,
+		ShowTimeline: os.Getenv(detachedEnv) == "", // a detached lab's output is its log
+		Lab: full.Options{NoSamples: f.noSamples, Lab: lab.Options{
 			DataDir:               f.dataDir,
 			Port:                  f.port,
 			BinaryAssetsDirectory: f.assetsDir,
@@ -211,54 +203,15 @@ func runUp(ctx context.Context, out io.Writer, f *upFlags) error {
 			Webhooks:              f.webhooks,
 			WebhookPort:           f.webhookPort,
 			Logger:                f.useLoggers(),
-			Progress:              func(phase string) { fmt.Fprintf(out, "%6.2fs  %s\n", time.Since(started).Seconds(), phase) },
-		},
+		}},
 	})
-	if err != nil {
-		return flagError(err)
-	}
-	defer func() {
-		fmt.Fprintln(out, "stopping the lab")
-		if err := l.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "Error:", err)
-		}
-	}()
-	ready()
-	fmt.Fprintf(out, "%6.2fs  lab ready\n", time.Since(started).Seconds())
-	printUsage(out, l.Endpoint(), f.state().Kubeconfig())
-	if web := l.UI(); web != nil {
-		printUI(out, web.URL())
-	}
-	if w := l.Webhooks(); w != nil {
-		printWebhooks(out, w)
-	}
-
-	// The timeline also goes to logs/timeline.log, for test suites to show
-	// who did what when a spec fails (lab/labtest), in both modes.
-	logFile, err := os.OpenFile(l.Dir().Log("timeline"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
-	if err != nil {
-		return fmt.Errorf("unable to write the timeline: %w", err)
-	}
-	defer logFile.Close()
-	logged := timeline.NewPrinter(logFile)
-	go func() { _ = l.Events(ctx, logged, nil) }()
-	sink := timeline.Sink(logged)
-	if os.Getenv(detachedEnv) == "" {
-		fmt.Fprintln(out, "\nWatching the cluster (Ctrl-C stops the lab):")
-		sink = timeline.Tee(printer, logged)
-	}
-	watch := timeline.Options{AuditLog: l.Dir().AuditLog()}
-	if web := l.UI(); web != nil {
-		sink = timeline.Tee(sink, web)
-		watch.Observe = web.Observe
-	}
-	return timeline.WatchWith(ctx, l.RESTConfig(), sink, watch)
+	return flagError(err)
 }
 
 // flagError names the flag behind a start error a user can fix.
 func flagError(err error) error {
 	switch {
-	case errors.Is(err, daemon.ErrRunning):
+	case errors.Is(err, control.ErrRunning):
 		return fmt.Errorf("--state-dir: %w", err)
 	case errors.Is(err, lab.ErrPortInUse):
 		return fmt.Errorf("--port: %w", err)
@@ -268,44 +221,10 @@ func flagError(err error) error {
 		return fmt.Errorf("--crds: %w", err)
 	case errors.Is(err, lab.ErrWebhooks):
 		return fmt.Errorf("--webhooks: %w", err)
-	case errors.Is(err, full.ErrUIPort):
+	case errors.Is(err, server.ErrUIPort):
 		return fmt.Errorf("--ui-port: %w", err)
 	case errors.Is(err, lab.ErrWorkDir):
 		return fmt.Errorf("--state-dir: %w", err)
 	}
 	return err
-}
-
-func printWebhooks(out io.Writer, w *lab.WebhookServing) {
-	fmt.Fprintf(out, `
-Serve your webhooks on https://%s:%d with the certificate and key in
-%s (tls.crt, tls.key); with controller-runtime:
-
-  webhook.NewServer(webhook.Options{Host: %q, Port: %d, CertDir: %q})
-
-The apiserver calls them through %s, which puts every call on the timeline.
-`, w.Host, w.Port, w.CertDir, w.Host, w.Port, w.CertDir, w.Front)
-}
-
-func printUI(out io.Writer, url string) {
-	fmt.Fprintf(out, `
-Watch it in a browser (the objects, the timeline in lanes, each object's
-history; only with this token):
-
-  %s
-`, url)
-}
-
-func printUsage(out io.Writer, endpoint, kubeconfig string) {
-	fmt.Fprintf(out, `
-The lab's kube-apiserver is at %s.
-Use it with any kubectl:
-
-  export KUBECONFIG=%s
-  kubectl get namespaces
-
-or with the kubectl built into crdlab:
-
-  crdlab kubectl get namespaces
-`, endpoint, kubeconfig)
 }

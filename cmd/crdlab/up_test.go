@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crdlab/crdlab/lab/daemon"
+	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/scenarios"
 )
 
@@ -504,7 +504,7 @@ func TestFourLabsAtOnce(t *testing.T) {
 		if r.code != 0 {
 			t.Fatalf("lab %d: up -d exited %d:\n%s", i, r.code, r.out)
 		}
-		st, err := daemon.Dir(clis[i].stateDir).Status()
+		st, err := control.Dir(clis[i].stateDir).Status()
 		if err != nil {
 			t.Fatalf("lab %d: %v", i, err)
 		}
@@ -569,13 +569,13 @@ func TestRBACWorksTheMomentALabIsReady(t *testing.T) {
 		{[]string{"auth", "can-i", "list", "pods", "-n", "default", "--as", "alice"}, "no"},
 	} {
 		cmd := exec.Command("kubectl", tc.args...)
-		cmd.Env = append(os.Environ(), "KUBECONFIG="+daemon.Dir(c.stateDir).Kubeconfig())
+		cmd.Env = append(os.Environ(), "KUBECONFIG="+control.Dir(c.stateDir).Kubeconfig())
 		out, _ := cmd.CombinedOutput() // can-i exits 1 for "no"
 		if got := strings.TrimSpace(string(out)); got != tc.want {
 			t.Errorf("kubectl %s: %q, want %q", strings.Join(tc.args, " "), got, tc.want)
 		}
 	}
-	if log, err := os.ReadFile(daemon.Dir(c.stateDir).Log("kube-apiserver")); err != nil || strings.Count(string(log), "bootstrap objects found") != 2 {
+	if log, err := os.ReadFile(control.Dir(c.stateDir).Log("kube-apiserver")); err != nil || strings.Count(string(log), "bootstrap objects found") != 2 {
 		t.Errorf("the apiserver's log does not say both bootstrap hooks found their objects (%v)", err)
 	}
 }

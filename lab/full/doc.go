@@ -5,7 +5,8 @@
 // aggregated API server answers), which the live log, the control socket
 // and scenario runs subscribe to.
 //
-// 'crdlab up' (Up), 'crdlab scenario run' without a running lab (Start),
-// and the test suites that need the samples all start their lab here, so
-// that there is one wiring of those parts.
+// 'crdlab up' (through lab/server, which runs it for as long as it lasts),
+// 'crdlab scenario run' without a running lab, and the test suites that
+// need the samples all start their lab here (Start), so that there is one
+// wiring of those parts.
 package full

@@ -3,7 +3,7 @@ package full
 import (
 	"context"
 
-	"github.com/crdlab/crdlab/lab/daemon"
+	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/lab/timeline"
 	"github.com/crdlab/crdlab/scenarios"
 )
@@ -15,13 +15,12 @@ func (l *Lab) Target() scenarios.Target {
 }
 
 // actions is a lab of this process as the scenario runner sees a lab, the
-// same way as one behind a control socket (daemon.Client).
+// same way as one behind a control socket (scenarios.RemoteLab).
 type actions struct{ l *Lab }
 
 var _ scenarios.Lab = actions{}
-var _ scenarios.Lab = (*daemon.Client)(nil)
 
-func (a actions) Components(context.Context) ([]daemon.Component, error) {
+func (a actions) Components(context.Context) ([]control.Component, error) {
 	return a.l.Components(), nil
 }
 
@@ -33,7 +32,7 @@ func (a actions) StartComponent(ctx context.Context, name string) error {
 	return a.l.StartComponent(ctx, name)
 }
 
-func (a actions) Nodes(context.Context) ([]daemon.Node, error) { return a.l.Nodes(), nil }
+func (a actions) Nodes(context.Context) ([]control.Node, error) { return a.l.Nodes(), nil }
 
 func (a actions) StopNode(ctx context.Context, name string) error { return a.l.StopNode(ctx, name) }
 

@@ -22,4 +22,8 @@
 //     a child of the test process that dies with it, even on kill -9 of
 //     the test binary or of 'go test'. The binary is Binary, else
 //     $CRDLAB_BINARY, else crdlab on $PATH.
+//
+// It reaches a running lab through package control (this module's
+// lab/labtest/control), the one definition of a lab's state dir and of
+// its control socket's protocol, which crdlab itself uses too.
 package labtest

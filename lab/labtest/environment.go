@@ -1,7 +1,6 @@
 package labtest
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -17,6 +16,8 @@ import (
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/crdlab/crdlab/lab/labtest/control"
 )
 
 // Environment variables, read by Start when the matching field is empty.
@@ -35,7 +36,7 @@ var (
 	// ErrNoBinary: no crdlab executable was found.
 	ErrNoBinary = errors.New("crdlab binary not found")
 	// ErrNotRunning: no lab runs on the state dir to attach to.
-	ErrNotRunning = errors.New("no lab is running")
+	ErrNotRunning = control.ErrNotRunning
 	// ErrNotALab: a lab-only call (nodes, components, Reset) on a cluster
 	// that is not a crdlab lab (UseExistingCluster).
 	ErrNotALab = errors.New("not a crdlab lab")
@@ -46,9 +47,9 @@ var (
 	// or webhooks are asked of a lab that cannot serve them.
 	ErrWebhookPath = errors.New("unusable webhook path")
 	// ErrUnknownNode: the lab has no simulated node of that name.
-	ErrUnknownNode = errors.New("unknown node")
+	ErrUnknownNode = control.ErrUnknownNode
 	// ErrUnknownComponent: the lab has no component of that name.
-	ErrUnknownComponent = errors.New("unknown component")
+	ErrUnknownComponent = control.ErrUnknownComponent
 )
 
 // Environment is a lab for a test suite. The zero value works: a lab of
@@ -109,7 +110,7 @@ type Environment struct {
 	exited     chan struct{}
 	childLog   string
 	existing   bool
-	ctl        *control
+	ctl        *control.Client
 }
 
 // Start starts the lab (or attaches to one, or connects to the existing
@@ -195,12 +196,12 @@ func (e *Environment) attach(ctx context.Context, dir string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := ctl.components(ctx); err != nil {
+	if _, err := ctl.Components(ctx); err != nil {
 		return fmt.Errorf("%w on state dir %s: its control socket does not answer (%v); start one with 'crdlab up -d --state-dir %s'",
 			ErrNotRunning, dir, err, dir)
 	}
 	e.stateDir, e.ctl = dir, ctl
-	return e.loadKubeconfig(filepath.Join(dir, "kubeconfig"))
+	return e.loadKubeconfig(control.Dir(dir).Kubeconfig())
 }
 
 // binary finds the crdlab executable.
@@ -280,6 +281,12 @@ func (e *Environment) startChild(ctx context.Context, crds []crd) error {
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = pw, pw
 	cmd.Env = append(childEnv(), "CRDLAB_STATE_DIR="+dir)
+	ready, started, err := control.PassReady(cmd)
+	if err != nil {
+		pw.Close()
+		pr.Close()
+		return err
+	}
 	// The kernel stops the lab when the thread that started it ends with
 	// the test process, however it ends (Linux only); --owner-pid is the
 	// lab's own check of the same.
@@ -287,6 +294,7 @@ func (e *Environment) startChild(ctx context.Context, crds []crd) error {
 	runtime.LockOSThread()
 	err = cmd.Start()
 	runtime.UnlockOSThread()
+	started()
 	pw.Close()
 	if err != nil {
 		pr.Close()
@@ -294,20 +302,11 @@ func (e *Environment) startChild(ctx context.Context, crds []crd) error {
 	}
 	e.child = cmd
 	e.exited = make(chan struct{})
-	ready := make(chan struct{})
 	go func() {
 		defer pr.Close()
-		sc := bufio.NewScanner(pr)
-		signalled := false
-		for sc.Scan() {
-			line := sc.Text()
-			fmt.Fprintln(logFile, line)
-			if !signalled && strings.HasSuffix(strings.TrimSpace(line), "lab ready") {
-				signalled = true
-				close(ready)
-			}
-		}
-		_, _ = io.Copy(logFile, pr)
+		// The log file closes when Start returns: the lab's output is still
+		// read to its end, or a lab writing to a pipe nobody reads would die.
+		_, _ = io.Copy(ignoreErrors{logFile}, pr)
 	}()
 	go func() {
 		_ = cmd.Wait()
@@ -325,7 +324,7 @@ func (e *Environment) startChild(ctx context.Context, crds []crd) error {
 		return err
 	}
 	e.ctl = ctl
-	return e.loadKubeconfig(filepath.Join(dir, "kubeconfig"))
+	return e.loadKubeconfig(control.Dir(dir).Kubeconfig())
 }
 
 // childEnv is the environment of 'crdlab up': this process's, less envtest's
@@ -385,6 +384,15 @@ func (e *Environment) StateDir() string { return e.stateDir }
 // KubeconfigPath is the path of the lab's admin kubeconfig (empty on an
 // existing cluster), for kubectl.
 func (e *Environment) KubeconfigPath() string { return e.kubeconfig }
+
+// ignoreErrors is a writer that reports every write as done, whether w
+// took it or not.
+type ignoreErrors struct{ w io.Writer }
+
+func (i ignoreErrors) Write(p []byte) (int, error) {
+	_, _ = i.w.Write(p)
+	return len(p), nil
+}
 
 func lastLines(path string, n int) string {
 	data, err := os.ReadFile(path)

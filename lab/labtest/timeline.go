@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/crdlab/crdlab/lab/labtest/control"
 )
 
 // The lab writes its timeline, every change in the cluster with who made
@@ -67,7 +68,7 @@ func (e *Environment) waitQuiet(quiet, limit time.Duration) {
 }
 
 func (e *Environment) timelinePath() string {
-	return filepath.Join(e.stateDir, "logs", "timeline.log")
+	return control.Dir(e.stateDir).TimelineLog()
 }
 
 // TB is what PrintTimelineOnFailure needs of a test: *testing.T has it.

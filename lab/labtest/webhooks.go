@@ -2,10 +2,8 @@ package labtest
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -13,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/crdlab/crdlab/lab/labtest/control"
 )
 
 // WebhookInstallOptions are your own webhooks, for a webhook server in
@@ -70,22 +70,11 @@ func conversionFiles(crds []crd) (files []string, rest []crd) {
 	return files, rest
 }
 
-// readWebhookServing fills w from the lab.json of state dir dir.
+// readWebhookServing fills w from the status of the lab on state dir dir.
 func readWebhookServing(dir string, w *WebhookInstallOptions) error {
-	data, err := os.ReadFile(filepath.Join(dir, "lab.json"))
+	st, err := control.Dir(dir).Status()
 	if err != nil {
 		return fmt.Errorf("the lab's status: %w", err)
-	}
-	var st struct {
-		Webhooks *struct {
-			Host    string `json:"host"`
-			Port    int    `json:"port"`
-			CertDir string `json:"certDir"`
-			Front   string `json:"front"`
-		} `json:"webhooks"`
-	}
-	if err := json.Unmarshal(data, &st); err != nil {
-		return fmt.Errorf("the lab's status %s: %w", filepath.Join(dir, "lab.json"), err)
 	}
 	if st.Webhooks == nil {
 		return nil

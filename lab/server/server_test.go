@@ -1,4 +1,4 @@
-package daemon
+package server
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/crdlab/crdlab/lab/labtest/control"
 )
 
 // asClientEnv makes the test binary a client of the control socket in the
@@ -23,7 +25,7 @@ func TestMain(m *testing.M) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		// Not Dial: another user cannot read the state dir's status.
-		if _, err := socketClient(Dir(dir)).Components(ctx); err != nil {
+		if _, err := control.NewClient(control.Dir(dir)).Components(ctx); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -31,18 +33,6 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(m.Run())
 }
-
-type fakeLab struct{}
-
-func (fakeLab) Components() []Component {
-	return []Component{{Name: "controller-manager", Running: true}}
-}
-func (fakeLab) StopComponent(context.Context, string) error  { return nil }
-func (fakeLab) StartComponent(context.Context, string) error { return nil }
-func (fakeLab) Nodes() []Node                                { return nil }
-func (fakeLab) StopNode(context.Context, string) error       { return nil }
-func (fakeLab) StartNode(context.Context, string) error      { return nil }
-func (fakeLab) Reset(context.Context, ResetOptions) error    { return nil }
 
 // A state dir others can write to is refused, naming it and the fix; one
 // only its owner writes to is taken.
@@ -52,11 +42,11 @@ func TestLockRefusesAStateDirOthersCanWrite(t *testing.T) {
 		ok   bool
 	}{{0o700, true}, {0o755, true}, {0o775, false}, {0o777, false}, {0o1777, false}} {
 		t.Run(fmt.Sprintf("%04o", tc.mode), func(t *testing.T) {
-			d := Dir(t.TempDir())
+			d := control.Dir(t.TempDir())
 			if err := os.Chmod(string(d), tc.mode); err != nil {
 				t.Fatal(err)
 			}
-			unlock, err := d.Lock()
+			unlock, err := Lock(d)
 			if tc.ok {
 				if err != nil {
 					t.Fatalf("Lock: %v", err)
@@ -72,7 +62,7 @@ func TestLockRefusesAStateDirOthersCanWrite(t *testing.T) {
 					t.Errorf("error %q does not say %q", err, want)
 				}
 			}
-			if _, err := os.Stat(d.lockFile()); err == nil {
+			if _, err := os.Stat(d.LockFile()); err == nil {
 				t.Error("a refused state dir got a lock file")
 			}
 		})
@@ -89,10 +79,10 @@ func TestControlSocketIsOwnerOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(tmp) })
-	d := Dir(tmp)
+	d := control.Dir(tmp)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if err := Serve(ctx, d, fakeLab{}, Streams{}); err != nil {
+	if err := serveControl(ctx, d, &fakeLab{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	fi, err := os.Stat(d.ControlSocket())
@@ -132,7 +122,7 @@ func TestControlSocketIsOwnerOnly(t *testing.T) {
 
 // asClient runs a copy of the test binary as a client of d's control
 // socket, as user cred (nil: this user).
-func asClient(t *testing.T, d Dir, cred *syscall.Credential) (string, error) {
+func asClient(t *testing.T, d control.Dir, cred *syscall.Credential) (string, error) {
 	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
@@ -140,7 +130,7 @@ func asClient(t *testing.T, d Dir, cred *syscall.Credential) (string, error) {
 	}
 	if cred != nil {
 		// A copy another user can run: the test binary's folder is private.
-		dir, err := os.MkdirTemp("", "crdlab-daemon-test-")
+		dir, err := os.MkdirTemp("", "crdlab-server-test-")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,59 @@
+package control
+
+import (
+	"net/url"
+	"strings"
+)
+
+// Route is a request of the control socket, written as a pattern of
+// net/http's ServeMux: "METHOD /path", where {name} is the name of a
+// component or node.
+type Route string
+
+// The routes of the control socket. Answers are JSON; an answer other than
+// 200 OK carries an Error.
+const (
+	// RouteComponents answers the lab's components, []Component.
+	RouteComponents Route = "GET /components"
+	// RouteStopComponent stops a component.
+	RouteStopComponent Route = "POST /components/{name}/stop"
+	// RouteStartComponent starts a stopped component.
+	RouteStartComponent Route = "POST /components/{name}/start"
+	// RouteNodes answers the lab's simulated nodes, []Node.
+	RouteNodes Route = "GET /nodes"
+	// RouteStopNode stops a simulated node.
+	RouteStopNode Route = "POST /nodes/{name}/stop"
+	// RouteStartNode starts a stopped simulated node.
+	RouteStartNode Route = "POST /nodes/{name}/start"
+	// RouteReset resets the lab; the body is ResetOptions (or empty).
+	RouteReset Route = "POST /reset"
+	// RouteEvents streams the events only the lab's process sees, one JSON
+	// object per line (crdlab's timeline.Event), until the client goes.
+	RouteEvents Route = "GET /events"
+	// RouteReports takes report entries, one JSON object per line (crdlab's
+	// scenarios.Entry), for as long as the request lasts.
+	RouteReports Route = "POST /reports"
+)
+
+// Routes returns every route of the control socket: the lab's server
+// serves exactly these, and the Client calls nothing else.
+func Routes() []Route {
+	return []Route{
+		RouteComponents, RouteStopComponent, RouteStartComponent,
+		RouteNodes, RouteStopNode, RouteStartNode,
+		RouteReset, RouteEvents, RouteReports,
+	}
+}
+
+// Method is the route's HTTP method.
+func (r Route) Method() string {
+	method, _, _ := strings.Cut(string(r), " ")
+	return method
+}
+
+// Path is the route's path for the component or node name (unused by a
+// route without {name}).
+func (r Route) Path(name string) string {
+	_, path, _ := strings.Cut(string(r), " ")
+	return strings.Replace(path, "{name}", url.PathEscape(name), 1)
+}

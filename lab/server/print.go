@@ -1,0 +1,44 @@
+package server
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/crdlab/crdlab/lab/labtest/control"
+)
+
+// PrintWhere tells the user where the lab st describes is and how to use
+// it: its apiserver and kubeconfig, its web UI (uiURL, with its token;
+// none when empty) and where to serve their webhooks. 'crdlab up' prints
+// it once the lab is ready, in the foreground and with -d.
+func PrintWhere(out io.Writer, st *control.Status, uiURL string) {
+	fmt.Fprintf(out, `
+The lab's kube-apiserver is at %s.
+Use it with any kubectl:
+
+  export KUBECONFIG=%s
+  kubectl get namespaces
+
+or with the kubectl built into crdlab:
+
+  crdlab kubectl get namespaces
+`, st.Endpoint, st.Kubeconfig)
+	if uiURL != "" {
+		fmt.Fprintf(out, `
+Watch it in a browser (the objects, the timeline in lanes, each object's
+history; only with this token):
+
+  %s
+`, uiURL)
+	}
+	if w := st.Webhooks; w != nil {
+		fmt.Fprintf(out, `
+Serve your webhooks on https://%s:%d with the certificate and key in
+%s (tls.crt, tls.key); with controller-runtime:
+
+  webhook.NewServer(webhook.Options{Host: %q, Port: %d, CertDir: %q})
+
+The apiserver calls them through %s, which puts every call on the timeline.
+`, w.Host, w.Port, w.CertDir, w.Host, w.Port, w.CertDir, w.Front)
+	}
+}

@@ -1,0 +1,247 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/crdlab/crdlab/lab"
+	"github.com/crdlab/crdlab/lab/full"
+	"github.com/crdlab/crdlab/lab/internal/writefile"
+	"github.com/crdlab/crdlab/lab/labtest/control"
+	"github.com/crdlab/crdlab/lab/timeline"
+	"github.com/crdlab/crdlab/lab/ui"
+)
+
+// Options configure a lab that Run runs. The zero value works: a full lab
+// with every component, the samples and no web UI, saying nothing.
+type Options struct {
+	// Lab is the lab to run (package full). Its Lab.WorkDir is ignored:
+	// the state dir is the lab's work dir. Its Lab.Progress, if nil,
+	// prints each phase to Out.
+	Lab full.Options
+
+	// UI, if not nil, serves the lab's web UI.
+	UI *UIOptions
+
+	// Out receives what the lab says: the phases of its start, where it
+	// is once ready (PrintWhere), and with ShowTimeline the timeline.
+	// nil: nothing.
+	Out io.Writer
+
+	// ErrOut receives the error of the lab's stop, which comes when Run
+	// has returned what it had to. nil: nothing.
+	ErrOut io.Writer
+
+	// ShowTimeline shows on Out, as it happens, every change in the
+	// cluster and the events only this process sees (the foreground
+	// 'crdlab up'). Either way they go to the state dir's timeline log and
+	// the web UI.
+	ShowTimeline bool
+}
+
+// UIOptions configure the web UI of a lab.
+type UIOptions struct {
+	// Port is its port on 127.0.0.1; 0: a free port.
+	Port int
+}
+
+// ErrUIPort: the web UI's port is taken.
+var ErrUIPort = ui.ErrPortInUse
+
+// Run runs a lab on the state dir d until ctx is done, then stops it. It
+// locks d (an error wrapping control.ErrRunning when a lab holds it; one
+// wrapping lab.ErrWorkDir when d cannot be used), starts the lab in d,
+// serves its control socket and web UI, writes its status, says it is
+// ready (to a 'crdlab up -d' that started it with StartBackground, and on
+// Out), then watches the cluster into the timeline until ctx is done. On
+// its way out it stops the lab, clears the status and releases d.
+func Run(ctx context.Context, d control.Dir, opts Options) error {
+	started := time.Now()
+	out, errOut := orDiscard(opts.Out), orDiscard(opts.ErrOut)
+	ready := readyNotifier() // before the lab starts its processes
+	printer := timeline.NewPrinter(out)
+	if opts.ShowTimeline {
+		opts.Lab.Trace = timeline.Tee(opts.Lab.Trace, printer)
+	}
+	if opts.Lab.Lab.Progress == nil {
+		opts.Lab.Lab.Progress = func(phase string) {
+			fmt.Fprintf(out, "%6.2fs  %s\n", time.Since(started).Seconds(), phase)
+		}
+	}
+	s, err := start(ctx, d, opts, started)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		fmt.Fprintln(out, "stopping the lab")
+		if err := s.stop(); err != nil {
+			fmt.Fprintln(errOut, "Error:", err)
+		}
+	}()
+
+	// The timeline also goes to logs/timeline.log, for test suites to show
+	// who did what when a spec fails (lab/labtest), in both modes.
+	logFile, err := os.OpenFile(d.TimelineLog(), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fmt.Errorf("unable to write the timeline: %w", err)
+	}
+	defer logFile.Close()
+
+	ready()
+	fmt.Fprintf(out, "%6.2fs  lab ready\n", time.Since(started).Seconds())
+	uiURL := ""
+	if s.ui != nil {
+		uiURL = s.ui.URL()
+	}
+	PrintWhere(out, s.written, uiURL)
+
+	logged := timeline.NewPrinter(logFile)
+	go func() { _ = s.lab.Events(ctx, logged, nil) }()
+	sink := timeline.Sink(logged)
+	if opts.ShowTimeline {
+		fmt.Fprintln(out, "\nWatching the cluster (Ctrl-C stops the lab):")
+		sink = timeline.Tee(printer, logged)
+	}
+	watch := timeline.Options{AuditLog: d.AuditLog()}
+	if s.ui != nil {
+		sink = timeline.Tee(sink, s.ui)
+		watch.Observe = s.ui.Observe
+	}
+	return timeline.WatchWith(ctx, s.lab.RESTConfig(), sink, watch)
+}
+
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
+}
+
+// running is a lab that Run started on its state dir.
+type running struct {
+	d         control.Dir
+	unlock    func()
+	lab       *full.Lab
+	ui        *ui.Server
+	stopServe context.CancelFunc
+	written   *control.Status // as first written, for PrintWhere
+
+	statusMu sync.Mutex
+	status   *control.Status // as written to the state dir, while the lab runs
+}
+
+// start locks d and starts the lab in it; once it returns without error,
+// the lab is ready and other processes find it. On error nothing it
+// started is left running and d is released.
+func start(ctx context.Context, d control.Dir, opts Options, started time.Time) (_ *running, retErr error) {
+	if err := d.CheckPathLength(); err != nil {
+		return nil, fmt.Errorf("%w: %w", lab.ErrWorkDir, err)
+	}
+	unlock, err := Lock(d)
+	if errors.Is(err, control.ErrRunning) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", lab.ErrWorkDir, err)
+	}
+	s := &running{d: d, unlock: unlock}
+	defer func() {
+		if retErr != nil {
+			_ = s.stop()
+		}
+	}()
+	if opts.UI != nil {
+		// Before the lab boots, so that a port in use is said at once.
+		if s.ui, err = ui.Listen(opts.UI.Port); err != nil {
+			return nil, err
+		}
+	}
+	o := opts.Lab
+	o.Lab.WorkDir = string(d)
+	onHealth := o.Lab.OnHealth
+	o.Lab.OnHealth = func(h lab.Health) {
+		s.updateHealth()
+		if onHealth != nil {
+			onHealth(h)
+		}
+	}
+	if s.lab, err = full.Start(ctx, o); err != nil {
+		return nil, err
+	}
+	serveCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	s.stopServe = cancel
+	var reports func(json.RawMessage)
+	if s.ui != nil {
+		if err := writefile.Atomic(d.UIToken(), []byte(s.ui.Token()+"\n"), 0o600); err != nil {
+			return nil, err
+		}
+		reports = s.ui.Report
+		s.ui.Serve(serveCtx)
+		go func() { _ = s.lab.Events(serveCtx, s.ui, nil) }()
+	}
+	if err := serveControl(serveCtx, d, s.lab, reports); err != nil {
+		return nil, err
+	}
+	st := control.Status{
+		PID:        os.Getpid(),
+		Endpoint:   s.lab.Endpoint(),
+		Kubeconfig: d.Kubeconfig(),
+		DataDir:    o.Lab.DataDir,
+		StartedAt:  started,
+		ReadyAt:    time.Now(),
+		Webhooks:   s.lab.Webhooks(),
+	}
+	if s.ui != nil {
+		st.UI = s.ui.Address()
+	}
+	s.statusMu.Lock()
+	defer s.statusMu.Unlock()
+	st.Health = s.lab.Health()
+	if err := writeStatus(d, st, s.lab.Kubeconfig()); err != nil {
+		return nil, err
+	}
+	written := st
+	s.status, s.written = &st, &written
+	return s, nil
+}
+
+// updateHealth rewrites the state dir's status with the lab's health now,
+// so that 'crdlab status' says degraded while a process is down. Updates
+// are serialized, and each reads the health when it writes, so the last
+// one wins.
+func (s *running) updateHealth() {
+	s.statusMu.Lock()
+	defer s.statusMu.Unlock()
+	if s.status == nil {
+		return
+	}
+	s.status.Health = s.lab.Health()
+	_ = updateStatus(s.d, *s.status)
+}
+
+// stop stops serving, then the lab, then clears the status and releases
+// the state dir. It is safe on a partly started lab.
+func (s *running) stop() error {
+	s.statusMu.Lock()
+	s.status = nil // a stopping lab's health is not news
+	s.statusMu.Unlock()
+	if s.stopServe != nil {
+		s.stopServe()
+	}
+	if s.ui != nil {
+		s.ui.Close()
+	}
+	var err error
+	if s.lab != nil {
+		err = s.lab.Stop()
+	}
+	clearStatus(s.d)
+	s.unlock()
+	return err
+}
