@@ -21,6 +21,7 @@ import (
 
 	"github.com/crdlab/crdlab/lab"
 	"github.com/crdlab/crdlab/lab/aggregated"
+	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/lab/timeline"
 )
 
@@ -110,11 +111,11 @@ func nodeNames() []string {
 // recorder keeps what a lab reports through its callbacks.
 type recorder struct {
 	mu      sync.Mutex
-	healths []lab.Health
+	healths []control.Health
 	events  []timeline.Event
 }
 
-func (r *recorder) health(h lab.Health) {
+func (r *recorder) health(h control.Health) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.healths = append(r.healths, h)
@@ -127,7 +128,7 @@ func (r *recorder) event(e timeline.Event) {
 }
 
 // since returns what was recorded after the marks a call of marks returned.
-func (r *recorder) since(healths, events int) ([]lab.Health, []timeline.Event) {
+func (r *recorder) since(healths, events int) ([]control.Health, []timeline.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Clone(r.healths[healths:]), slices.Clone(r.events[events:])

@@ -2,8 +2,6 @@ package lab
 
 import (
 	"context"
-	"github.com/crdlab/crdlab/lab/timeline"
-
 	"time"
 
 	"github.com/go-logr/logr"
@@ -11,6 +9,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/crdlab/crdlab/lab/labtest/control"
+	"github.com/crdlab/crdlab/lab/timeline"
 )
 
 // Options configures a lab. The zero value works: an ephemeral control plane
@@ -142,7 +143,7 @@ type Options struct {
 	// supervised process (etcd, kube-apiserver, kube-controller-manager,
 	// kube-scheduler) exits on its own or is healthy again after its
 	// restart. Calls may come from several goroutines at once.
-	OnHealth func(Health)
+	OnHealth func(control.Health)
 
 	// Alongside, if set, runs once kube-apiserver serves and the CRDs and
 	// Objects are in, while the components start; Start returns once it has

@@ -25,9 +25,6 @@ import (
 // --etcd-prefix, "/registry" by default).
 const etcdPrefix = "/registry/"
 
-// ResetOptions say what Reset keeps or removes.
-type ResetOptions = control.ResetOptions
-
 // ErrReset: the lab cannot be reset (it keeps etcd out of reach, or ran on
 // binaries of its own whose etcd it cannot reach).
 var ErrReset = errors.New("unable to reset the lab")
@@ -39,7 +36,7 @@ var ErrReset = errors.New("unable to reset the lab")
 // there at Start keep their current content (nodes and leases move on).
 // CustomResourceDefinitions created since stay unless opts.RemoveCRDs.
 // It takes tens of milliseconds, against seconds for a namespace deletion.
-func (l *Lab) Reset(ctx context.Context, opts ResetOptions) error {
+func (l *Lab) Reset(ctx context.Context, opts control.ResetOptions) error {
 	if l.baseline == nil {
 		return fmt.Errorf("%w: no baseline was taken at start", ErrReset)
 	}

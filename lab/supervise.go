@@ -25,12 +25,6 @@ import (
 // reconnects as client-go always does. Meanwhile Health says degraded, and
 // the timeline shows the crash and the restart.
 
-// Health is the state of the lab's supervised processes.
-type Health = control.Health
-
-// ProcessHealth is one supervised process.
-type ProcessHealth = control.ProcessHealth
-
 // superviseEtcd makes a restarted etcd count as up only once the
 // apiserver reads from it again: its client reconnects with a back-off of
 // its own (about a second).
@@ -104,11 +98,11 @@ func (l *Lab) checkEtcdData() string {
 // kube-apiserver, and kube-controller-manager and kube-scheduler when they
 // run) is up and how often it was restarted. The lab is degraded while one
 // that was not stopped on purpose is down, or when it lost data.
-func (l *Lab) Health() Health {
-	h := Health{State: control.StateRunning}
+func (l *Lab) Health() control.Health {
+	h := control.Health{State: control.StateRunning}
 	for _, c := range l.supervised() {
 		st := c.Status()
-		h.Processes = append(h.Processes, ProcessHealth{
+		h.Processes = append(h.Processes, control.ProcessHealth{
 			Name: c.Name, Up: st.Up, Stopped: st.Stopped, Restarts: st.Restarts,
 			DownSince: st.DownSince, LastExit: st.LastExit,
 		})

@@ -39,7 +39,7 @@ var _ = Describe("supervision", Ordered, func() {
 		ns = n.Name
 	})
 
-	processHealth := func(h lab.Health, name string) control.ProcessHealth {
+	processHealth := func(h control.Health, name string) control.ProcessHealth {
 		for _, p := range h.Processes {
 			if p.Name == name {
 				return p
@@ -85,7 +85,7 @@ var _ = Describe("supervision", Ordered, func() {
 			// then running; and both on the timeline. The callbacks of the
 			// restart come just after Health says up.
 			var (
-				healths []lab.Health
+				healths []control.Health
 				events  []timeline.Event
 			)
 			Eventually(func(g Gomega) {

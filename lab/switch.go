@@ -18,12 +18,6 @@ import (
 // operators Options.Alongside returns are components too. They sit in the
 // lab's registry (registry.go).
 
-// Component is a component of the lab and whether it runs.
-type Component = control.Component
-
-// Node is a simulated node and whether its kubelet runs.
-type Node = control.Node
-
 // Operators are controllers that run outside the lab's own components (the
 // sample operators, controllers.Operators), stopped and started by name.
 // Options.Alongside returns them to make them components of the lab.
@@ -37,10 +31,10 @@ type Operators interface {
 // Components lists the components the lab runs, in the order of
 // ComponentNames, then the operators, each with whether it runs. The nodes
 // component runs when any of its nodes does.
-func (l *Lab) Components() []Component {
-	var out []Component
+func (l *Lab) Components() []control.Component {
+	var out []control.Component
 	for _, c := range l.registered() {
-		out = append(out, Component{Name: c.Name(), Running: c.Running()})
+		out = append(out, control.Component{Name: c.Name(), Running: c.Running()})
 	}
 	return out
 }
@@ -68,14 +62,14 @@ func (l *Lab) StartComponent(ctx context.Context, name string) error {
 
 // Nodes lists the simulated nodes (none when the lab runs without them),
 // each with whether its kubelet runs.
-func (l *Lab) Nodes() []Node {
+func (l *Lab) Nodes() []control.Node {
 	if l.kubelet == nil {
 		return nil
 	}
-	var out []Node
+	var out []control.Node
 	for _, name := range l.kubelet.NodeNames() {
 		running, _ := l.kubelet.Running(name)
-		out = append(out, Node{Name: name, Running: running})
+		out = append(out, control.Node{Name: name, Running: running})
 	}
 	return out
 }

@@ -23,10 +23,6 @@ import (
 // conversion webhook points where the lab cannot call it.
 var ErrWebhooks = webhooks.ErrManifest
 
-// WebhookServing says where to serve your own webhooks (Options.Webhooks,
-// and the conversion webhooks of your CRDs); see control.WebhookServing.
-type WebhookServing = control.WebhookServing
-
 // userCRDs reads Options.CRDDirectoryPaths, so that a missing or empty
 // path fails before anything starts.
 func (l *Lab) userCRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
@@ -147,11 +143,11 @@ func (l *Lab) installWebhooks(ctx context.Context) error {
 
 // Webhooks says where to serve your own webhooks; nil when the lab serves
 // none of yours (no Options.Webhooks, no CRD with a conversion webhook).
-func (l *Lab) Webhooks() *WebhookServing {
+func (l *Lab) Webhooks() *control.WebhookServing {
 	if l.front == nil {
 		return nil
 	}
-	return &WebhookServing{Host: "127.0.0.1", Port: l.front.Backend(), CertDir: l.dir.Path("webhook-certs"), Front: l.front.URL()}
+	return &control.WebhookServing{Host: "127.0.0.1", Port: l.front.Backend(), CertDir: l.dir.Path("webhook-certs"), Front: l.front.URL()}
 }
 
 // convertibleKinds are the kinds scheme converts between versions (a hub

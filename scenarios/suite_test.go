@@ -16,6 +16,7 @@ import (
 
 	"github.com/crdlab/crdlab/lab"
 	"github.com/crdlab/crdlab/lab/full"
+	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/lab/timeline"
 	"github.com/crdlab/crdlab/scenarios"
 )
@@ -184,8 +185,8 @@ spec:
 		res, _ := run(ctx, s, target())
 		Expect(res.Status).To(Equal(scenarios.Failed))
 		Expect(shared.Components()).To(ContainElements(
-			lab.Component{Name: "webapp-operator", Running: true},
-			lab.Component{Name: lab.ControllerManager, Running: true},
+			control.Component{Name: "webapp-operator", Running: true},
+			control.Component{Name: lab.ControllerManager, Running: true},
 		))
 		Eventually(func() bool {
 			var ns corev1.Namespace
@@ -211,7 +212,7 @@ spec:
 		res, _ := run(runCtx, s, target())
 		Expect(res.Status).To(Equal(scenarios.Failed))
 		Expect(res.Steps[1].Message).To(ContainSubstring("interrupted"))
-		Expect(shared.Components()).To(ContainElement(lab.Component{Name: "redis-operator", Running: true}))
+		Expect(shared.Components()).To(ContainElement(control.Component{Name: "redis-operator", Running: true}))
 	})
 
 	It("against a cluster that is not a lab, skips from the first lab step on, with a note", func(ctx context.Context) {

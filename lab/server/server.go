@@ -165,7 +165,7 @@ func start(ctx context.Context, d control.Dir, opts Options, started time.Time) 
 	o := opts.Lab
 	o.Lab.WorkDir = string(d)
 	onHealth := o.Lab.OnHealth
-	o.Lab.OnHealth = func(h lab.Health) {
+	o.Lab.OnHealth = func(h control.Health) {
 		s.updateHealth()
 		if onHealth != nil {
 			onHealth(h)
