@@ -228,7 +228,7 @@ func (cp *controlPlane) start(ctx context.Context, timeout time.Duration) error 
 	go func() { apiDone <- cp.apiserver.Start(ctx, timeout) }()
 	if err := cp.etcd.Start(ctx, timeout); err != nil {
 		_ = cp.apiserver.Stop(0)
-		<-apiDone
+		_ = <-apiDone // ended by that Stop: etcd's error is the one to return
 		return err
 	}
 	return <-apiDone

@@ -44,7 +44,7 @@ func (l *Lab) checkDataDir() error {
 	}
 	var m dataMeta
 	if err := json.Unmarshal(data, &m); err != nil {
-		return fmt.Errorf("%w: %s: unreadable %s (%v); the folder was left as it is", ErrDataDir, l.opts.DataDir, path, err)
+		return fmt.Errorf("%w: %s: unreadable %s (%w); the folder was left as it is", ErrDataDir, l.opts.DataDir, path, err)
 	}
 	v := multicall.BuildVersions()
 	if v.Kubernetes == "" || v.Etcd == "" {

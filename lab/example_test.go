@@ -25,7 +25,11 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	defer l.Stop()
+	defer func() {
+		if err := l.Stop(); err != nil {
+			panic(err)
+		}
+	}()
 
 	var ns corev1.Namespace
 	if err := l.Client().Get(ctx, nameOf("default"), &ns); err != nil {

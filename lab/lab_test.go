@@ -181,7 +181,7 @@ var _ = Describe("Start", func() {
 
 		second, err := lab.Start(ctx, lab.Options{DataDir: dataDir, Components: []string{}})
 		Expect(err).NotTo(HaveOccurred())
-		defer second.Stop()
+		defer func() { Expect(second.Stop()).To(Succeed()) }()
 		got := &corev1.ConfigMap{}
 		Expect(second.Client().Get(ctx, client.ObjectKeyFromObject(cm), got)).To(Succeed())
 		Expect(got.Data).To(Equal(cm.Data))

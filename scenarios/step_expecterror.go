@@ -43,7 +43,7 @@ func (e expectErrorOp) run(ctx context.Context, r *runner, _ time.Duration) (str
 		return "", fmt.Errorf("refused with status %d, want %d: %w", code, e.Code, err)
 	}
 	if e.Message != "" && !strings.Contains(err.Error(), e.Message) {
-		return "", fmt.Errorf("refused, but the message does not contain %q:\n%v", e.Message, err)
+		return "", fmt.Errorf("refused, but the message does not contain %q:\n%w", e.Message, err)
 	}
 	if code != 0 {
 		return fmt.Sprintf("refused (%d %s): %v", code, apierrors.ReasonForError(err), err), nil

@@ -53,11 +53,11 @@ func runDetached(ctx context.Context, out io.Writer, f *upFlags) error {
 	}
 	fmt.Fprintf(out, "starting a lab in the background (pid %d, log %s)\n", cmd.Process.Pid, logPath)
 	select {
-	case <-exited:
+	case _ = <-exited: // its log says why, better than its exit status
 		return fmt.Errorf("the lab stopped before it was ready: %s", lastErrorLine(logPath))
 	case <-ctx.Done():
 		_ = cmd.Process.Signal(syscall.SIGTERM)
-		<-exited
+		_ = <-exited // stopped as asked: how it ended says nothing more
 		return ctx.Err()
 	case <-ready:
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -491,7 +492,7 @@ func TestFourLabsAtOnce(t *testing.T) {
 			code := 0
 			if err := cmd.Run(); err != nil {
 				code = -1
-				if ee, ok := err.(*exec.ExitError); ok {
+				if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
 					code = ee.ExitCode()
 				}
 			}

@@ -197,7 +197,7 @@ func (e *Environment) attach(ctx context.Context, dir string) error {
 		return err
 	}
 	if _, err := ctl.Components(ctx); err != nil {
-		return fmt.Errorf("%w on state dir %s: its control socket does not answer (%v); start one with 'crdlab up -d --state-dir %s'",
+		return fmt.Errorf("%w on state dir %s: its control socket does not answer (%w); start one with 'crdlab up -d --state-dir %s'",
 			ErrNotRunning, dir, err, dir)
 	}
 	e.stateDir, e.ctl = dir, ctl
@@ -208,13 +208,13 @@ func (e *Environment) attach(ctx context.Context, dir string) error {
 func (e *Environment) binary() (string, error) {
 	if e.Binary != "" {
 		if _, err := os.Stat(e.Binary); err != nil {
-			return "", fmt.Errorf("%w: Binary %s: %v", ErrNoBinary, e.Binary, err)
+			return "", fmt.Errorf("%w: Binary %s: %w", ErrNoBinary, e.Binary, err)
 		}
 		return e.Binary, nil
 	}
 	if b := os.Getenv(BinaryEnv); b != "" {
 		if _, err := os.Stat(b); err != nil {
-			return "", fmt.Errorf("%w: $%s=%s: %v", ErrNoBinary, BinaryEnv, b, err)
+			return "", fmt.Errorf("%w: $%s=%s: %w", ErrNoBinary, BinaryEnv, b, err)
 		}
 		return b, nil
 	}

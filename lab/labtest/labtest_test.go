@@ -323,7 +323,11 @@ func TestErrors(t *testing.T) {
 		if _, err := existing.Start(); err != nil {
 			t.Fatal(err)
 		}
-		defer existing.Stop()
+		defer func() {
+			if err := existing.Stop(); err != nil {
+				t.Error(err)
+			}
+		}()
 		if _, err := existing.Nodes(ctx(t)); !errors.Is(err, labtest.ErrNotALab) {
 			t.Errorf("Nodes on an existing cluster: %v, want ErrNotALab", err)
 		}

@@ -282,7 +282,11 @@ func TestWebhookPathErrors(t *testing.T) {
 		if _, err := a.Start(); err != nil {
 			t.Fatal(err)
 		}
-		defer a.Stop()
+		defer func() {
+			if err := a.Stop(); err != nil {
+				t.Error(err)
+			}
+		}()
 		got, want := a.WebhookInstallOptions, env.WebhookInstallOptions
 		if got.LocalServingHost != want.LocalServingHost || got.LocalServingPort != want.LocalServingPort ||
 			got.LocalServingCertDir != want.LocalServingCertDir || got.Front != want.Front {

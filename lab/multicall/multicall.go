@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	_ "time/tzdata" // CronJob time zones without a system tz database
 
 	_ "github.com/crdlab/crdlab/lab/internal/fasthelp" // first: answers envtest's --help look-ups at once
 	_ "github.com/crdlab/crdlab/lab/internal/i18n"     // first: keeps kubectl from loading translations in every process
@@ -25,7 +26,6 @@ import (
 	_ "k8s.io/component-base/logs/json/register"          // JSON log format, as the real binaries have it
 	_ "k8s.io/component-base/metrics/prometheus/clientgo" // client-go metrics, as the real binaries have them
 	_ "k8s.io/component-base/metrics/prometheus/version"  // version metric, as the real binaries have it
-	_ "time/tzdata"                                       // CronJob time zones without a system tz database
 )
 
 // Component names under which a program that imports this package runs a

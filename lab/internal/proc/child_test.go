@@ -68,7 +68,11 @@ func TestChildRestartsAfterAKill(t *testing.T) {
 	if err := c.Start(context.Background(), 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	defer c.Stop(0)
+	defer func() {
+		if err := c.Stop(0); err != nil {
+			t.Error(err)
+		}
+	}()
 	first := c.PID()
 	if st := c.Status(); !st.Up || st.Restarts != 0 {
 		t.Fatalf("status after start: %+v", st)
@@ -120,7 +124,11 @@ func TestChildRestartsWithItsCommandLineAndEnv(t *testing.T) {
 	if err := c.Start(context.Background(), 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	defer c.Stop(0)
+	defer func() {
+		if err := c.Stop(0); err != nil {
+			t.Error(err)
+		}
+	}()
 	if _, ok := os.LookupEnv("CRDLAB_CHILD_TEST"); ok {
 		t.Fatal("Env leaked into the parent's environment")
 	}
@@ -215,7 +223,11 @@ func TestChildNotHealthyAfterRestartIsRetried(t *testing.T) {
 	if err := c.Start(context.Background(), 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	defer c.Stop(0)
+	defer func() {
+		if err := c.Stop(0); err != nil {
+			t.Error(err)
+		}
+	}()
 	mu.Lock()
 	ok = false
 	mu.Unlock()

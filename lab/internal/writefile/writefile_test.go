@@ -48,7 +48,11 @@ func TestEnsureWritable(t *testing.T) {
 	if err := os.Chmod(dir, 0o500); err != nil {
 		t.Fatal(err)
 	}
-	defer os.Chmod(dir, 0o700)
+	t.Cleanup(func() {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			t.Error(err)
+		}
+	})
 	if err := EnsureWritable(dir); err == nil {
 		t.Errorf("EnsureWritable(%s) on a read-only folder succeeded", dir)
 	}
