@@ -130,7 +130,7 @@ func (e *Environment) checkAttachedWebhooks(ctx context.Context) error {
 		for _, c := range configs {
 			got, err := dyn.Resource(webhookConfigurations[c.GetKind()]).Get(ctx, c.GetName(), metav1.GetOptions{})
 			if err != nil {
-				return fmt.Errorf("%w: WebhookInstallOptions.Paths %s: %s %s is not in the attached lab (%v); %s", ErrWebhookPath, p, c.GetKind(), c.GetName(), err, hint)
+				return fmt.Errorf("%w: WebhookInstallOptions.Paths %s: %s %s is not in the attached lab (%w); %s", ErrWebhookPath, p, c.GetKind(), c.GetName(), err, hint)
 			}
 			hooks, _, _ := unstructured.NestedSlice(got.Object, "webhooks")
 			for _, h := range hooks {
