@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/x509"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -274,10 +273,9 @@ func (l *Lab) makeServingCert() error {
 
 // freePort returns a port free on 127.0.0.1 at the time of the call.
 func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ports, err := freePorts(1)
 	if err != nil {
-		return 0, fmt.Errorf("unable to find a free port on 127.0.0.1: %w", err)
+		return 0, err
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
+	return ports[0], nil
 }
