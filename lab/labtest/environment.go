@@ -18,12 +18,13 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/crdlab/crdlab/lab/labtest/control"
+	"github.com/crdlab/crdlab/lab/labtest/install"
 )
 
 // Environment variables, read by Start when the matching field is empty.
 const (
 	// BinaryEnv names the crdlab executable.
-	BinaryEnv = "CRDLAB_BINARY"
+	BinaryEnv = install.BinaryEnv
 	// AttachEnv names the state dir of a running lab to attach to.
 	AttachEnv = "CRDLAB_ATTACH"
 	// ExistingClusterEnv set to "true" uses the cluster of $KUBECONFIG
@@ -33,8 +34,9 @@ const (
 
 // Errors of an Environment.
 var (
-	// ErrNoBinary: no crdlab executable was found.
-	ErrNoBinary = errors.New("crdlab binary not found")
+	// ErrNoBinary: no crdlab executable was found nor downloaded (the
+	// error also wraps package install's sentinel saying why).
+	ErrNoBinary = install.ErrNotFound
 	// ErrNotRunning: no lab runs on the state dir to attach to.
 	ErrNotRunning = control.ErrNotRunning
 	// ErrNotALab: a lab-only call (nodes, components, Reset) on a cluster
@@ -56,7 +58,9 @@ var (
 // its own with every component and no sample CRDs.
 type Environment struct {
 	// Binary is the crdlab executable. Empty: $CRDLAB_BINARY, then crdlab
-	// on $PATH.
+	// on $PATH, then the release of this module's version (or
+	// $CRDLAB_VERSION) downloaded from $CRDLAB_DOWNLOAD_URL into the user
+	// cache dir, checked (see package install).
 	Binary string
 
 	// AttachTo is the state dir of a lab 'crdlab up -d' runs, to use
@@ -204,31 +208,21 @@ func (e *Environment) attach(ctx context.Context, dir string) error {
 	return e.loadKubeconfig(control.Dir(dir).Kubeconfig())
 }
 
-// binary finds the crdlab executable.
-func (e *Environment) binary() (string, error) {
-	if e.Binary != "" {
-		if _, err := os.Stat(e.Binary); err != nil {
-			return "", fmt.Errorf("%w: Binary %s: %w", ErrNoBinary, e.Binary, err)
-		}
-		return e.Binary, nil
-	}
-	if b := os.Getenv(BinaryEnv); b != "" {
-		if _, err := os.Stat(b); err != nil {
-			return "", fmt.Errorf("%w: $%s=%s: %w", ErrNoBinary, BinaryEnv, b, err)
-		}
-		return b, nil
-	}
-	if b, err := exec.LookPath("crdlab"); err == nil {
-		return b, nil
-	}
-	return "", fmt.Errorf("%w on $PATH nor in $%s: build it with 'go build -o bin/crdlab ./cmd/crdlab' in crdlab's repository, then set %s=<that path> or put it on $PATH",
-		ErrNoBinary, BinaryEnv, BinaryEnv)
+// downloadTimeout bounds finding crdlab, a download included, apart from
+// StartTimeout, which is the lab's boot.
+const downloadTimeout = 10 * time.Minute
+
+// binary finds the crdlab executable, downloading it if it must.
+func (e *Environment) binary(ctx context.Context) (string, error) {
+	return install.Find(ctx, install.Options{Binary: e.Binary})
 }
 
 // startChild runs 'crdlab up' on a temporary state dir and waits until the
 // lab is ready.
 func (e *Environment) startChild(ctx context.Context, crds []crd) error {
-	bin, err := e.binary()
+	findCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), downloadTimeout)
+	bin, err := e.binary(findCtx)
+	cancel()
 	if err != nil {
 		return err
 	}

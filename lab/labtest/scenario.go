@@ -17,7 +17,7 @@ var ErrScenarioFailed = errors.New("scenario failed")
 // narration, steps and timeline to out. It returns ErrScenarioFailed when
 // an expectation fails.
 func (e *Environment) RunScenario(ctx context.Context, scenario string, out io.Writer) error {
-	bin, err := e.binary()
+	bin, err := e.binary(ctx)
 	if err != nil {
 		return err
 	}

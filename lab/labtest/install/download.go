@@ -1,0 +1,157 @@
+package install
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// Download returns the path of the crdlab executable of the release
+// Options name for this OS and architecture, from the cache, downloading,
+// checking and unpacking it there first if it is not yet.
+func Download(ctx context.Context, opts Options) (string, error) {
+	s, err := opts.settings()
+	if err != nil {
+		return "", err
+	}
+	return s.download(ctx, runtime.GOOS, runtime.GOARCH)
+}
+
+func (s settings) download(ctx context.Context, goos, goarch string) (string, error) {
+	versionDir := filepath.Join(s.cache, s.version)
+	dir := filepath.Join(versionDir, goos+"-"+goarch)
+	bin := filepath.Join(dir, "crdlab")
+	// The folder is renamed into place complete: if it is there, it is whole.
+	if _, err := os.Stat(bin); err == nil {
+		return bin, nil
+	}
+	unlock, err := lock(dir + ".lock")
+	if err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(bin); err == nil {
+		unlock()
+		return bin, nil // another process downloaded it while this one waited
+	}
+	err = s.fetch(ctx, versionDir, dir, goos, goarch)
+	unlock()
+	if err != nil {
+		_ = os.Remove(versionDir) // only if empty: another platform or process may use it
+		return "", err
+	}
+	return bin, nil
+}
+
+// fetch downloads, checks and unpacks the release into dir, leaving
+// nothing behind when it fails.
+func (s settings) fetch(ctx context.Context, versionDir, dir, goos, goarch string) error {
+	base := strings.TrimSuffix(s.base, "/") + "/" + s.version + "/"
+	data, err := s.get(ctx, base+"index.json")
+	if err != nil {
+		return err
+	}
+	idx, err := parseIndex(data)
+	if err != nil {
+		return fmt.Errorf("%w: %sindex.json: %w", ErrBadRelease, base, err)
+	}
+	name, want, err := idx.archive(s.version, goos, goarch)
+	if err != nil {
+		return fmt.Errorf("%sindex.json: %w", base, err)
+	}
+	if name == "" || strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
+		return fmt.Errorf("%w: %sindex.json names the archive %q, not a file name", ErrBadRelease, base, name)
+	}
+	fmt.Fprintf(s.log, "downloading crdlab %s for %s/%s from %s\n", s.version, goos, goarch, base+name)
+
+	archive, err := os.CreateTemp(versionDir, ".download-*")
+	if err != nil {
+		return fmt.Errorf("unable to download crdlab into %s: %w", versionDir, err)
+	}
+	defer os.Remove(archive.Name())
+	defer archive.Close()
+	got, err := s.save(ctx, base+name, archive)
+	if err != nil {
+		return err
+	}
+	if !strings.EqualFold(got, want.SHA256) {
+		return fmt.Errorf("%w: %s has SHA-256 %s, but its index says %s: the archive was changed or cut; nothing was unpacked",
+			ErrDigest, base+name, got, want.SHA256)
+	}
+	tmp, err := os.MkdirTemp(versionDir, ".unpack-*")
+	if err != nil {
+		return fmt.Errorf("unable to unpack crdlab into %s: %w", versionDir, err)
+	}
+	defer os.RemoveAll(tmp) // gone once renamed
+	if _, err := archive.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("unable to read back %s: %w", archive.Name(), err)
+	}
+	if err := unpack(archive, tmp); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrBadRelease, base+name, err)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return fmt.Errorf("unable to put crdlab in %s: %w", dir, err)
+	}
+	return nil
+}
+
+// get reads url's body.
+func (s settings) get(ctx context.Context, url string) ([]byte, error) {
+	body, err := s.open(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	defer body.Close()
+	data, err := io.ReadAll(io.LimitReader(body, 16<<20))
+	if err != nil {
+		return nil, fmt.Errorf("%w: GET %s: %w; %s", ErrUnreachable, url, err, s.avoid())
+	}
+	return data, nil
+}
+
+// save writes url's body to f, returning its SHA-256 in hex.
+func (s settings) save(ctx context.Context, url string, f *os.File) (string, error) {
+	body, err := s.open(ctx, url)
+	if err != nil {
+		return "", err
+	}
+	defer body.Close()
+	h := sha256.New()
+	if _, err := io.Copy(io.MultiWriter(f, h), body); err != nil {
+		return "", fmt.Errorf("%w: GET %s was cut: %w; %s", ErrUnreachable, url, err, s.avoid())
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func (s settings) open(ctx context.Context, url string) (io.ReadCloser, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s=%s: %w", ErrUnreachable, DownloadURLEnv, s.base, err)
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		// *url.Error names the method and the URL already.
+		return nil, fmt.Errorf("%w: %w; %s", ErrUnreachable, err, s.avoid())
+	}
+	switch {
+	case resp.StatusCode == http.StatusNotFound && strings.HasSuffix(url, "/index.json"):
+		resp.Body.Close()
+		return nil, fmt.Errorf("%w %s: GET %s: %s; set %s to a version released there, or %s to a crdlab binary",
+			ErrUnknownVersion, s.version, url, resp.Status, VersionEnv, BinaryEnv)
+	case resp.StatusCode != http.StatusOK:
+		resp.Body.Close()
+		return nil, fmt.Errorf("%w: GET %s: %s; %s", ErrUnreachable, url, resp.Status, s.avoid())
+	}
+	return resp.Body, nil
+}
+
+// avoid says how not to download.
+func (s settings) avoid() string {
+	return fmt.Sprintf("set %s to a crdlab binary, or %s to a reachable copy of the releases", BinaryEnv, DownloadURLEnv)
+}

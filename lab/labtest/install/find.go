@@ -1,0 +1,138 @@
+package install
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+)
+
+// Environment variables, read when the matching Options field is empty.
+const (
+	// BinaryEnv names the crdlab executable.
+	BinaryEnv = "CRDLAB_BINARY"
+	// VersionEnv is the release to download.
+	VersionEnv = "CRDLAB_VERSION"
+	// DownloadURLEnv is the base URL of the releases.
+	DownloadURLEnv = "CRDLAB_DOWNLOAD_URL"
+)
+
+// DefaultDownloadURL is where releases are downloaded from: GitHub's
+// release assets, <base>/<version>/<file>.
+const DefaultDownloadURL = "https://github.com/crdlab/crdlab/releases/download"
+
+// Errors of Find and Download.
+var (
+	// ErrNotFound: no crdlab executable was found nor downloaded.
+	ErrNotFound = errors.New("crdlab binary not found")
+	// ErrNoVersion: no release version to download (a development build
+	// of this module, and no $CRDLAB_VERSION).
+	ErrNoVersion = errors.New("no crdlab version to download")
+	// ErrUnreachable: the release server did not answer.
+	ErrUnreachable = errors.New("unable to reach the crdlab releases")
+	// ErrUnknownVersion: the release server has no such version.
+	ErrUnknownVersion = errors.New("unknown crdlab version")
+	// ErrNoPlatform: the release has no archive for this OS and
+	// architecture.
+	ErrNoPlatform = errors.New("no crdlab release for this platform")
+	// ErrDigest: the archive's SHA-256 is not the index's.
+	ErrDigest = errors.New("crdlab archive digest mismatch")
+	// ErrBadRelease: the index or the archive is malformed.
+	ErrBadRelease = errors.New("malformed crdlab release")
+)
+
+// Options says where to find crdlab and where to download it from. The
+// zero value works.
+type Options struct {
+	// Binary is the crdlab executable. Empty: $CRDLAB_BINARY, then crdlab
+	// on $PATH, then a download.
+	Binary string
+
+	// Version is the release to download (v0.3.0). Empty: $CRDLAB_VERSION,
+	// then this module's version (ModuleVersion).
+	Version string
+
+	// DownloadURL is the base URL of the releases. Empty:
+	// $CRDLAB_DOWNLOAD_URL, then DefaultDownloadURL.
+	DownloadURL string
+
+	// CacheDir holds the downloaded releases, <CacheDir>/<version>/<os>-<arch>/.
+	// Empty: os.UserCacheDir()/crdlab.
+	CacheDir string
+
+	// Client makes the requests (nil: http.DefaultClient).
+	Client *http.Client
+
+	// Log, if set, is told of a download as it starts.
+	Log io.Writer
+}
+
+// Find returns the path of the crdlab executable: Binary, $CRDLAB_BINARY,
+// crdlab on $PATH, or a release downloaded into the cache (Download).
+func Find(ctx context.Context, opts Options) (string, error) {
+	if opts.Binary != "" {
+		if _, err := os.Stat(opts.Binary); err != nil {
+			return "", fmt.Errorf("%w: Binary %s: %w", ErrNotFound, opts.Binary, err)
+		}
+		return opts.Binary, nil
+	}
+	if b := os.Getenv(BinaryEnv); b != "" {
+		if _, err := os.Stat(b); err != nil {
+			return "", fmt.Errorf("%w: $%s=%s: %w", ErrNotFound, BinaryEnv, b, err)
+		}
+		return b, nil
+	}
+	if b, err := exec.LookPath("crdlab"); err == nil {
+		return filepath.Abs(b)
+	}
+	b, err := Download(ctx, opts)
+	if err != nil {
+		return "", fmt.Errorf("%w on $PATH nor in $%s, and %w", ErrNotFound, BinaryEnv, err)
+	}
+	return b, nil
+}
+
+// settings are Options with the variables and defaults applied.
+type settings struct {
+	version, base, cache string
+	client               *http.Client
+	log                  io.Writer
+}
+
+func (o Options) settings() (settings, error) {
+	s := settings{version: o.Version, base: o.DownloadURL, cache: o.CacheDir, client: o.Client, log: o.Log}
+	if s.version == "" {
+		s.version = os.Getenv(VersionEnv)
+	}
+	if s.version == "" {
+		s.version = ModuleVersion()
+	}
+	if s.version == "" {
+		return s, fmt.Errorf("%w: this labtest module is a development build, not a release; build crdlab with 'go build -o bin/crdlab ./cmd/crdlab' in crdlab's repository and set %s=<that path>, put it on $PATH, or set %s to a release (v0.3.0)",
+			ErrNoVersion, BinaryEnv, VersionEnv)
+	}
+	if s.base == "" {
+		s.base = os.Getenv(DownloadURLEnv)
+	}
+	if s.base == "" {
+		s.base = DefaultDownloadURL
+	}
+	if s.cache == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			return s, fmt.Errorf("unable to find the user cache dir for crdlab's releases: %w", err)
+		}
+		s.cache = filepath.Join(dir, "crdlab")
+	}
+	if s.client == nil {
+		s.client = http.DefaultClient
+	}
+	if s.log == nil {
+		s.log = io.Discard
+	}
+	return s, nil
+}

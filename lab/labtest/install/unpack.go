@@ -1,0 +1,67 @@
+package install
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+)
+
+// errNoBinary: the archive holds no crdlab executable.
+var errNoBinary = errors.New("no crdlab at the archive's top level")
+
+// unpack writes the files at the top level of the .tar.gz r into dir:
+// crdlab (made executable), LICENSE, README.md. Anything but a plain file
+// at the top level is an error.
+func unpack(r io.Reader, dir string) error {
+	gz, err := gzip.NewReader(r)
+	if err != nil {
+		return err
+	}
+	defer gz.Close()
+	tr := tar.NewReader(gz)
+	found := false
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		name := path.Clean(h.Name)
+		if h.Typeflag == tar.TypeDir && name == "." {
+			continue
+		}
+		if h.Typeflag != tar.TypeReg || name == "." || name == ".." || path.Base(name) != name {
+			return fmt.Errorf("entry %q: only plain files at the top level are expected", h.Name)
+		}
+		mode := os.FileMode(0o644)
+		if name == "crdlab" {
+			mode, found = 0o755, true
+		}
+		if err := write(filepath.Join(dir, name), mode, tr); err != nil {
+			return err
+		}
+	}
+	if !found {
+		return errNoBinary
+	}
+	return nil
+}
+
+func write(name string, mode os.FileMode, r io.Reader) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, r); err != nil {
+		f.Close()
+		return fmt.Errorf("unable to write %s: %w", name, err)
+	}
+	return f.Close()
+}
