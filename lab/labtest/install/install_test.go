@@ -1,0 +1,243 @@
+package install_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crdlab/crdlab/lab/labtest/install"
+)
+
+// isolate clears the variables Find reads and gives it an empty cache and
+// a PATH without crdlab.
+func isolate(t *testing.T) string {
+	t.Helper()
+	t.Setenv(install.BinaryEnv, "")
+	t.Setenv(install.VersionEnv, "")
+	t.Setenv(install.DownloadURLEnv, "")
+	t.Setenv("PATH", t.TempDir())
+	return filepath.Join(t.TempDir(), "cache")
+}
+
+// cacheEntries lists what is in the cache, below its root.
+func cacheEntries(t *testing.T, cache string) []string {
+	t.Helper()
+	var entries []string
+	err := filepath.WalkDir(cache, func(p string, _ os.DirEntry, err error) error {
+		if errors.Is(err, os.ErrNotExist) && p == cache {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if p != cache {
+			rel, _ := filepath.Rel(cache, p)
+			entries = append(entries, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(entries)
+	return entries
+}
+
+func fakeBinary(t *testing.T, dir string) string {
+	t.Helper()
+	p := filepath.Join(dir, "crdlab")
+	if err := os.WriteFile(p, []byte(fakeCrdlab), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Find looks at Binary, then $CRDLAB_BINARY, then PATH, and downloads
+// only when all three have nothing.
+func TestFindOrder(t *testing.T) {
+	cache := isolate(t)
+	rel := newRelease(t, releaseOptions{})
+	opts := install.Options{Version: testVersion, DownloadURL: rel.URL(), CacheDir: cache}
+	explicit := fakeBinary(t, t.TempDir())
+	fromEnv := fakeBinary(t, t.TempDir())
+	pathDir := t.TempDir()
+	onPath := fakeBinary(t, pathDir)
+	ctx := context.Background()
+
+	t.Setenv("PATH", pathDir)
+	t.Setenv(install.BinaryEnv, fromEnv)
+	withBinary := opts
+	withBinary.Binary = explicit
+	for _, step := range []struct {
+		name string
+		opts install.Options
+		want string
+		set  func()
+	}{
+		{name: "Binary", opts: withBinary, want: explicit},
+		{name: "$CRDLAB_BINARY", opts: opts, want: fromEnv},
+		{name: "PATH", opts: opts, want: onPath, set: func() { t.Setenv(install.BinaryEnv, "") }},
+		{name: "download", opts: opts, want: filepath.Join(cache, testVersion, runtime.GOOS+"-"+runtime.GOARCH, "crdlab"),
+			set: func() { t.Setenv("PATH", t.TempDir()) }},
+	} {
+		if step.set != nil {
+			step.set()
+		}
+		got, err := install.Find(ctx, step.opts)
+		if err != nil {
+			t.Fatalf("%s: %v", step.name, err)
+		}
+		if got != step.want {
+			t.Errorf("%s: Find = %s, want %s", step.name, got, step.want)
+		}
+		if downloads, want := rel.archiveCount(), map[bool]int{true: 1, false: 0}[step.name == "download"]; downloads != want {
+			t.Errorf("%s: %d downloads, want %d", step.name, downloads, want)
+		}
+	}
+}
+
+// A download is checked, unpacked into <cache>/<version>/<os>-<arch>, and
+// used again without a request.
+func TestDownloadIsCached(t *testing.T) {
+	cache := isolate(t)
+	rel := newRelease(t, releaseOptions{})
+	t.Setenv(install.VersionEnv, testVersion)
+	t.Setenv(install.DownloadURLEnv, rel.URL())
+	ctx := context.Background()
+
+	bin, err := install.Find(ctx, install.Options{CacheDir: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	platform := runtime.GOOS + "-" + runtime.GOARCH
+	want := []string{testVersion, filepath.Join(testVersion, platform), filepath.Join(testVersion, platform, "LICENSE"),
+		filepath.Join(testVersion, platform, "README.md"), filepath.Join(testVersion, platform, "crdlab")}
+	if got := cacheEntries(t, cache); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("cache holds %v, want %v (no lock file, no temporary file)", got, want)
+	}
+	out, err := exec.Command(bin, "version").Output()
+	if err != nil || strings.TrimSpace(string(out)) != "crdlab "+testVersion {
+		t.Errorf("%s version: %q, %v", bin, out, err)
+	}
+
+	again, err := install.Find(ctx, install.Options{CacheDir: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again != bin {
+		t.Errorf("second Find = %s, want %s", again, bin)
+	}
+	if n, idx := rel.archiveCount(), rel.count("/"+testVersion+"/index.json"); n != 1 || idx != 1 {
+		t.Errorf("two Finds made %d archive and %d index requests, want 1 and 1", n, idx)
+	}
+}
+
+// Each failure is one line that says what happened and what to do, wraps
+// its sentinel, and leaves nothing in the cache.
+func TestDownloadErrors(t *testing.T) {
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	unreachable := "http://" + closed.Addr().String()
+	closed.Close()
+
+	thisPlatform := runtime.GOOS + "/" + runtime.GOARCH
+	var others []string
+	for _, p := range platforms {
+		if p[0]+"/"+p[1] != thisPlatform {
+			others = append(others, p[0]+"/"+p[1])
+		}
+	}
+	sort.Strings(others)
+
+	tampered := newRelease(t, releaseOptions{tamper: true})
+	cut := newRelease(t, releaseOptions{})
+	cut.before = func(w http.ResponseWriter) bool {
+		w.Header().Set("Content-Length", "100000")
+		_, _ = w.Write([]byte("\x1f\x8b partial"))
+		w.(http.Flusher).Flush()
+		panic(http.ErrAbortHandler) // the connection drops mid-body
+	}
+	for name, tc := range map[string]struct {
+		url, version string
+		want         error
+		says         []string
+	}{
+		"unreachable": {
+			url: unreachable, version: testVersion, want: install.ErrUnreachable,
+			says: []string{unreachable + "/" + testVersion + "/index.json", "CRDLAB_BINARY", "CRDLAB_DOWNLOAD_URL"},
+		},
+		"tampered": {
+			url: tampered.URL(), version: testVersion, want: install.ErrDigest,
+			says: []string{tampered.digest, tampered.archive, "SHA-256"},
+		},
+		"platform missing": {
+			url: newRelease(t, releaseOptions{withoutThisPlatform: true}).URL(), version: testVersion, want: install.ErrNoPlatform,
+			says: []string{"no " + thisPlatform + " archive", "only " + strings.Join(others, ", ")},
+		},
+		"unknown version": {
+			url: newRelease(t, releaseOptions{}).URL(), version: "v0.0.1", want: install.ErrUnknownVersion,
+			says: []string{"/v0.0.1/index.json", "404", "CRDLAB_VERSION"},
+		},
+		"cut download": {
+			url: cut.URL(), version: testVersion, want: install.ErrUnreachable,
+			says: []string{cut.archive, "cut"},
+		},
+		"no version": {
+			version: "", want: install.ErrNoVersion,
+			says: []string{"CRDLAB_VERSION", "CRDLAB_BINARY", "development build"},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			cache := isolate(t)
+			_, err := install.Find(context.Background(), install.Options{Version: tc.version, DownloadURL: tc.url, CacheDir: cache})
+			if !errors.Is(err, tc.want) || !errors.Is(err, install.ErrNotFound) {
+				t.Fatalf("Find: %v, want %v and %v", err, tc.want, install.ErrNotFound)
+			}
+			msg := err.Error()
+			if strings.Contains(msg, "\n") {
+				t.Errorf("error is not one line: %q", msg)
+			}
+			for _, s := range tc.says {
+				if !strings.Contains(msg, s) {
+					t.Errorf("error %q does not say %q", msg, s)
+				}
+			}
+			if got := cacheEntries(t, cache); len(got) != 0 {
+				t.Errorf("the failed download left %v in the cache", got)
+			}
+		})
+	}
+	t.Run("tampered names the digest it got", func(t *testing.T) {
+		_, err := install.Download(context.Background(), install.Options{Version: testVersion, DownloadURL: tampered.URL(), CacheDir: t.TempDir()})
+		if err == nil || !strings.Contains(err.Error(), "has SHA-256 ") {
+			t.Fatalf("Download: %v", err)
+		}
+		got := strings.TrimSuffix(strings.Fields(strings.SplitN(err.Error(), "has SHA-256 ", 2)[1])[0], ",")
+		if len(got) != 64 || got == tampered.digest {
+			t.Errorf("error %q: want the archive's own digest, not the index's", err)
+		}
+	})
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
