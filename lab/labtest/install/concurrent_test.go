@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/crdlab/crdlab/lab/labtest/install"
+	"github.com/crdlab/crdlab/lab/labtest/internal/releasetest"
 )
 
 // Variables of TestDownloadProcess, set by TestConcurrentProcesses.
@@ -30,10 +31,10 @@ const downloaders = 4
 // gateArchive holds the archive's response until all the downloaders
 // have said (GET /started) that they are about to download: the others
 // are then waiting on the lock, or find the cache complete.
-func gateArchive(t *testing.T, rel *release) {
-	rel.before = func(w http.ResponseWriter) bool {
+func gateArchive(rel *releasetest.Server) {
+	rel.Before(func(w http.ResponseWriter) bool {
 		deadline := time.Now().Add(30 * time.Second)
-		for rel.count("/started") < downloaders {
+		for rel.Count("/started") < downloaders {
 			if time.Now().After(deadline) {
 				http.Error(w, "the other downloaders did not start", http.StatusInternalServerError)
 				return false
@@ -41,7 +42,7 @@ func gateArchive(t *testing.T, rel *release) {
 			time.Sleep(5 * time.Millisecond)
 		}
 		return true
-	}
+	})
 }
 
 func started(url string) error {
@@ -61,7 +62,7 @@ func TestDownloadProcess(t *testing.T) {
 	if err := started(url); err != nil {
 		t.Fatal(err)
 	}
-	bin, err := install.Download(context.Background(), install.Options{Version: testVersion, DownloadURL: url, CacheDir: os.Getenv(processCacheEnv)})
+	bin, err := install.Download(context.Background(), install.Options{Version: releasetest.Version, DownloadURL: url, CacheDir: os.Getenv(processCacheEnv)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,8 +73,8 @@ func TestDownloadProcess(t *testing.T) {
 // once; all get the same binary.
 func TestConcurrentProcesses(t *testing.T) {
 	cache := isolate(t)
-	rel := newRelease(t, releaseOptions{})
-	gateArchive(t, rel)
+	rel := releasetest.New(t, releasetest.Options{})
+	gateArchive(rel)
 	var cmds []*exec.Cmd
 	outs := make([]*bytes.Buffer, downloaders)
 	for i := range downloaders {
@@ -86,7 +87,7 @@ func TestConcurrentProcesses(t *testing.T) {
 		}
 		cmds = append(cmds, cmd)
 	}
-	want := filepath.Join(cache, testVersion, runtime.GOOS+"-"+runtime.GOARCH, "crdlab")
+	want := filepath.Join(cache, releasetest.Version, runtime.GOOS+"-"+runtime.GOARCH, "crdlab")
 	for i, cmd := range cmds {
 		if err := cmd.Wait(); err != nil {
 			t.Errorf("process %d: %v\n%s", i, err, outs[i])
@@ -96,7 +97,7 @@ func TestConcurrentProcesses(t *testing.T) {
 			t.Errorf("process %d got %q, want %s\n%s", i, got, want, outs[i])
 		}
 	}
-	if n := rel.archiveCount(); n != 1 {
+	if n := rel.ArchiveCount(); n != 1 {
 		t.Errorf("%d processes downloaded the archive %d times, want once", downloaders, n)
 	}
 }
@@ -114,8 +115,8 @@ func binaryLine(out string) string {
 // The same within one process: each Download opens the lock file itself.
 func TestConcurrentGoroutines(t *testing.T) {
 	cache := isolate(t)
-	rel := newRelease(t, releaseOptions{})
-	gateArchive(t, rel)
+	rel := releasetest.New(t, releasetest.Options{})
+	gateArchive(rel)
 	var wg sync.WaitGroup
 	bins := make([]string, downloaders)
 	errs := make([]error, downloaders)
@@ -126,7 +127,7 @@ func TestConcurrentGoroutines(t *testing.T) {
 			if errs[i] = started(rel.URL()); errs[i] != nil {
 				return
 			}
-			bins[i], errs[i] = install.Download(context.Background(), install.Options{Version: testVersion, DownloadURL: rel.URL(), CacheDir: cache})
+			bins[i], errs[i] = install.Download(context.Background(), install.Options{Version: releasetest.Version, DownloadURL: rel.URL(), CacheDir: cache})
 		}()
 	}
 	wg.Wait()
@@ -135,7 +136,7 @@ func TestConcurrentGoroutines(t *testing.T) {
 			t.Errorf("downloader %d: %s, %v (the first got %s)", i, bins[i], errs[i], bins[0])
 		}
 	}
-	if n := rel.archiveCount(); n != 1 {
+	if n := rel.ArchiveCount(); n != 1 {
 		t.Errorf("%d goroutines downloaded the archive %d times, want once", downloaders, n)
 	}
 }

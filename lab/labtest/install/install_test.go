@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/crdlab/crdlab/lab/labtest/install"
+	"github.com/crdlab/crdlab/lab/labtest/internal/releasetest"
 )
 
 // isolate clears the variables Find reads and gives it an empty cache and
@@ -55,7 +56,7 @@ func cacheEntries(t *testing.T, cache string) []string {
 func fakeBinary(t *testing.T, dir string) string {
 	t.Helper()
 	p := filepath.Join(dir, "crdlab")
-	if err := os.WriteFile(p, []byte(fakeCrdlab), 0o755); err != nil {
+	if err := os.WriteFile(p, []byte(releasetest.FakeCrdlab), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -65,8 +66,8 @@ func fakeBinary(t *testing.T, dir string) string {
 // only when all three have nothing.
 func TestFindOrder(t *testing.T) {
 	cache := isolate(t)
-	rel := newRelease(t, releaseOptions{})
-	opts := install.Options{Version: testVersion, DownloadURL: rel.URL(), CacheDir: cache}
+	rel := releasetest.New(t, releasetest.Options{})
+	opts := install.Options{Version: releasetest.Version, DownloadURL: rel.URL(), CacheDir: cache}
 	explicit := fakeBinary(t, t.TempDir())
 	fromEnv := fakeBinary(t, t.TempDir())
 	pathDir := t.TempDir()
@@ -86,7 +87,7 @@ func TestFindOrder(t *testing.T) {
 		{name: "Binary", opts: withBinary, want: explicit},
 		{name: "$CRDLAB_BINARY", opts: opts, want: fromEnv},
 		{name: "PATH", opts: opts, want: onPath, set: func() { t.Setenv(install.BinaryEnv, "") }},
-		{name: "download", opts: opts, want: filepath.Join(cache, testVersion, runtime.GOOS+"-"+runtime.GOARCH, "crdlab"),
+		{name: "download", opts: opts, want: filepath.Join(cache, releasetest.Version, runtime.GOOS+"-"+runtime.GOARCH, "crdlab"),
 			set: func() { t.Setenv("PATH", t.TempDir()) }},
 	} {
 		if step.set != nil {
@@ -99,7 +100,7 @@ func TestFindOrder(t *testing.T) {
 		if got != step.want {
 			t.Errorf("%s: Find = %s, want %s", step.name, got, step.want)
 		}
-		if downloads, want := rel.archiveCount(), map[bool]int{true: 1, false: 0}[step.name == "download"]; downloads != want {
+		if downloads, want := rel.ArchiveCount(), map[bool]int{true: 1, false: 0}[step.name == "download"]; downloads != want {
 			t.Errorf("%s: %d downloads, want %d", step.name, downloads, want)
 		}
 	}
@@ -109,8 +110,8 @@ func TestFindOrder(t *testing.T) {
 // used again without a request.
 func TestDownloadIsCached(t *testing.T) {
 	cache := isolate(t)
-	rel := newRelease(t, releaseOptions{})
-	t.Setenv(install.VersionEnv, testVersion)
+	rel := releasetest.New(t, releasetest.Options{})
+	t.Setenv(install.VersionEnv, releasetest.Version)
 	t.Setenv(install.DownloadURLEnv, rel.URL())
 	ctx := context.Background()
 
@@ -119,13 +120,13 @@ func TestDownloadIsCached(t *testing.T) {
 		t.Fatal(err)
 	}
 	platform := runtime.GOOS + "-" + runtime.GOARCH
-	want := []string{testVersion, filepath.Join(testVersion, platform), filepath.Join(testVersion, platform, "LICENSE"),
-		filepath.Join(testVersion, platform, "README.md"), filepath.Join(testVersion, platform, "crdlab")}
+	want := []string{releasetest.Version, filepath.Join(releasetest.Version, platform), filepath.Join(releasetest.Version, platform, "LICENSE"),
+		filepath.Join(releasetest.Version, platform, "README.md"), filepath.Join(releasetest.Version, platform, "crdlab")}
 	if got := cacheEntries(t, cache); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("cache holds %v, want %v (no lock file, no temporary file)", got, want)
 	}
 	out, err := exec.Command(bin, "version").Output()
-	if err != nil || strings.TrimSpace(string(out)) != "crdlab "+testVersion {
+	if err != nil || strings.TrimSpace(string(out)) != "crdlab "+releasetest.Version {
 		t.Errorf("%s version: %q, %v", bin, out, err)
 	}
 
@@ -136,7 +137,7 @@ func TestDownloadIsCached(t *testing.T) {
 	if again != bin {
 		t.Errorf("second Find = %s, want %s", again, bin)
 	}
-	if n, idx := rel.archiveCount(), rel.count("/"+testVersion+"/index.json"); n != 1 || idx != 1 {
+	if n, idx := rel.ArchiveCount(), rel.Count("/"+releasetest.Version+"/index.json"); n != 1 || idx != 1 {
 		t.Errorf("two Finds made %d archive and %d index requests, want 1 and 1", n, idx)
 	}
 }
@@ -153,45 +154,45 @@ func TestDownloadErrors(t *testing.T) {
 
 	thisPlatform := runtime.GOOS + "/" + runtime.GOARCH
 	var others []string
-	for _, p := range platforms {
+	for _, p := range releasetest.Platforms {
 		if p[0]+"/"+p[1] != thisPlatform {
 			others = append(others, p[0]+"/"+p[1])
 		}
 	}
 	sort.Strings(others)
 
-	tampered := newRelease(t, releaseOptions{tamper: true})
-	cut := newRelease(t, releaseOptions{})
-	cut.before = func(w http.ResponseWriter) bool {
+	tampered := releasetest.New(t, releasetest.Options{Tamper: true})
+	cut := releasetest.New(t, releasetest.Options{})
+	cut.Before(func(w http.ResponseWriter) bool {
 		w.Header().Set("Content-Length", "100000")
 		_, _ = w.Write([]byte("\x1f\x8b partial"))
 		w.(http.Flusher).Flush()
 		panic(http.ErrAbortHandler) // the connection drops mid-body
-	}
+	})
 	for name, tc := range map[string]struct {
 		url, version string
 		want         error
 		says         []string
 	}{
 		"unreachable": {
-			url: unreachable, version: testVersion, want: install.ErrUnreachable,
-			says: []string{unreachable + "/" + testVersion + "/index.json", "CRDLAB_BINARY", "CRDLAB_DOWNLOAD_URL"},
+			url: unreachable, version: releasetest.Version, want: install.ErrUnreachable,
+			says: []string{unreachable + "/" + releasetest.Version + "/index.json", "CRDLAB_BINARY", "CRDLAB_DOWNLOAD_URL"},
 		},
 		"tampered": {
-			url: tampered.URL(), version: testVersion, want: install.ErrDigest,
-			says: []string{tampered.digest, tampered.archive, "SHA-256"},
+			url: tampered.URL(), version: releasetest.Version, want: install.ErrDigest,
+			says: []string{tampered.Digest, tampered.Archive, "SHA-256"},
 		},
 		"platform missing": {
-			url: newRelease(t, releaseOptions{withoutThisPlatform: true}).URL(), version: testVersion, want: install.ErrNoPlatform,
+			url: releasetest.New(t, releasetest.Options{WithoutThisPlatform: true}).URL(), version: releasetest.Version, want: install.ErrNoPlatform,
 			says: []string{"no " + thisPlatform + " archive", "only " + strings.Join(others, ", ")},
 		},
 		"unknown version": {
-			url: newRelease(t, releaseOptions{}).URL(), version: "v0.0.1", want: install.ErrUnknownVersion,
+			url: releasetest.New(t, releasetest.Options{}).URL(), version: "v0.0.1", want: install.ErrUnknownVersion,
 			says: []string{"/v0.0.1/index.json", "404", "CRDLAB_VERSION"},
 		},
 		"cut download": {
-			url: cut.URL(), version: testVersion, want: install.ErrUnreachable,
-			says: []string{cut.archive, "cut"},
+			url: cut.URL(), version: releasetest.Version, want: install.ErrUnreachable,
+			says: []string{cut.Archive, "cut"},
 		},
 		"no version": {
 			version: "", want: install.ErrNoVersion,
@@ -219,12 +220,12 @@ func TestDownloadErrors(t *testing.T) {
 		})
 	}
 	t.Run("tampered names the digest it got", func(t *testing.T) {
-		_, err := install.Download(context.Background(), install.Options{Version: testVersion, DownloadURL: tampered.URL(), CacheDir: t.TempDir()})
+		_, err := install.Download(context.Background(), install.Options{Version: releasetest.Version, DownloadURL: tampered.URL(), CacheDir: t.TempDir()})
 		if err == nil || !strings.Contains(err.Error(), "has SHA-256 ") {
 			t.Fatalf("Download: %v", err)
 		}
 		got := strings.TrimSuffix(strings.Fields(strings.SplitN(err.Error(), "has SHA-256 ", 2)[1])[0], ",")
-		if len(got) != 64 || got == tampered.digest {
+		if len(got) != 64 || got == tampered.Digest {
 			t.Errorf("error %q: want the archive's own digest, not the index's", err)
 		}
 	})

@@ -1,0 +1,152 @@
+package releasetest
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"sync"
+	"testing"
+)
+
+// Version is the version of the releases served.
+const Version = "v9.9.9"
+
+// FakeCrdlab answers 'version' and 'envtest' as crdlab does: the real
+// archive is tested by 'make release”s own test.
+const FakeCrdlab = `#!/bin/sh
+case "$1" in
+version) echo "crdlab ` + Version + `" ;;
+envtest) echo "${0%/*}/envtest-assets" ;;
+*) echo "unexpected arguments: $*" >&2; exit 2 ;;
+esac
+`
+
+// Platforms are the platforms 'make release' builds.
+var Platforms = [][2]string{{"linux", "amd64"}, {"linux", "arm64"}, {"darwin", "amd64"}, {"darwin", "arm64"}}
+
+// Server is an HTTP server on 127.0.0.1 serving a release folder in the
+// format 'make release' publishes, counting the requests of each path.
+type Server struct {
+	srv *httptest.Server
+	// Archive is this platform's archive name.
+	Archive string
+	// Digest is its SHA-256, as the index says.
+	Digest string
+
+	mu     sync.Mutex
+	files  map[string][]byte
+	counts map[string]int
+	before func(w http.ResponseWriter) bool
+}
+
+// Options change what New serves.
+type Options struct {
+	// WithoutThisPlatform: the index lacks runtime.GOOS/GOARCH.
+	WithoutThisPlatform bool
+	// Tamper: the archives served are not the ones indexed.
+	Tamper bool
+}
+
+// New serves a release of Version until the test ends.
+func New(t testing.TB, o Options) *Server {
+	t.Helper()
+	r := &Server{files: map[string][]byte{}, counts: map[string]int{}}
+	r.srv = httptest.NewServer(http.HandlerFunc(r.serve))
+	t.Cleanup(r.srv.Close)
+	archives := map[string]map[string]string{}
+	for _, p := range Platforms {
+		if o.WithoutThisPlatform && p[0] == runtime.GOOS && p[1] == runtime.GOARCH {
+			continue
+		}
+		name := "crdlab-" + Version + "-" + p[0] + "-" + p[1] + ".tar.gz"
+		data := tarGz(t, map[string]string{"crdlab": FakeCrdlab, "LICENSE": "license\n", "README.md": "readme\n"})
+		sum := sha256.Sum256(data)
+		if o.Tamper {
+			data = tarGz(t, map[string]string{"crdlab": "#!/bin/sh\necho tampered\n", "LICENSE": "license\n", "README.md": "readme\n"})
+		}
+		r.files["/"+Version+"/"+name] = data
+		archives[name] = map[string]string{"os": p[0], "arch": p[1], "sha256": hex.EncodeToString(sum[:]),
+			"url": "https://github.com/crdlab/crdlab/releases/download/" + Version + "/" + name}
+		if p[0] == runtime.GOOS && p[1] == runtime.GOARCH {
+			r.Archive, r.Digest = name, hex.EncodeToString(sum[:])
+		}
+	}
+	index, err := json.Marshal(map[string]any{"releases": map[string]any{Version: archives}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.files["/"+Version+"/index.json"] = index
+	return r
+}
+
+// URL is the base URL of the releases (CRDLAB_DOWNLOAD_URL).
+func (r *Server) URL() string { return r.srv.URL }
+
+// Before, if set, runs before the archive is served; false: it answered.
+func (r *Server) Before(f func(w http.ResponseWriter) bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.before = f
+}
+
+func (r *Server) serve(w http.ResponseWriter, req *http.Request) {
+	r.mu.Lock()
+	r.counts[req.URL.Path]++
+	data, ok := r.files[req.URL.Path]
+	before := r.before
+	r.mu.Unlock()
+	if !ok {
+		http.NotFound(w, req)
+		return
+	}
+	if req.URL.Path == "/"+Version+"/"+r.Archive && before != nil && !before(w) {
+		return
+	}
+	_, _ = w.Write(data)
+}
+
+// Count is how many times path was asked for.
+func (r *Server) Count(path string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.counts[path]
+}
+
+// ArchiveCount is how many times this platform's archive was asked for.
+func (r *Server) ArchiveCount() int { return r.Count("/" + Version + "/" + r.Archive) }
+
+func tarGz(t testing.TB, files map[string]string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	for _, name := range []string{"crdlab", "LICENSE", "README.md"} {
+		body, ok := files[name]
+		if !ok {
+			continue
+		}
+		mode := int64(0o644)
+		if name == "crdlab" {
+			mode = 0o755
+		}
+		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: mode, Size: int64(len(body)), Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write([]byte(body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := gz.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
