@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 )
 
 // Environment variables, read when the matching Options field is empty.
@@ -114,6 +115,9 @@ func (o Options) settings() (settings, error) {
 	if s.version == "" {
 		return s, fmt.Errorf("%w: this labtest module is a development build, not a release; build crdlab with 'go build -o bin/crdlab ./cmd/crdlab' in crdlab's repository and set %s=<that path>, put it on $PATH, or set %s to a release (v0.3.0)",
 			ErrNoVersion, BinaryEnv, VersionEnv)
+	}
+	if s.version == "." || s.version == ".." || strings.ContainsAny(s.version, `/\ `) {
+		return s, fmt.Errorf("%w %q: not a release name (v0.3.0); check %s or --version", ErrUnknownVersion, s.version, VersionEnv)
 	}
 	if s.base == "" {
 		s.base = os.Getenv(DownloadURLEnv)

@@ -190,6 +190,10 @@ func TestDownloadErrors(t *testing.T) {
 			url: releasetest.New(t, releasetest.Options{}).URL(), version: "v0.0.1", want: install.ErrUnknownVersion,
 			says: []string{"/v0.0.1/index.json", "404", "CRDLAB_VERSION"},
 		},
+		"version outside the cache": {
+			url: unreachable, version: "../../etc", want: install.ErrUnknownVersion,
+			says: []string{`"../../etc"`, "not a release name"},
+		},
 		"cut download": {
 			url: cut.URL(), version: releasetest.Version, want: install.ErrUnreachable,
 			says: []string{cut.Archive, "cut"},
