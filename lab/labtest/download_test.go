@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/crdlab/crdlab/lab/labtest"
-	"github.com/crdlab/crdlab/lab/labtest/install"
 	"github.com/crdlab/crdlab/lab/labtest/internal/releasetest"
 )
 
@@ -21,8 +20,8 @@ func TestStartDownloadsCrdlab(t *testing.T) {
 	t.Setenv("HOME", cache)           // on macOS: ~/Library/Caches
 	t.Setenv("PATH", t.TempDir())
 	t.Setenv(labtest.BinaryEnv, "")
-	t.Setenv(install.VersionEnv, releasetest.Version)
-	t.Setenv(install.DownloadURLEnv, rel.URL())
+	t.Setenv(labtest.VersionEnv, releasetest.Version)
+	t.Setenv(labtest.DownloadURLEnv, rel.URL())
 
 	_, err := (&labtest.Environment{}).Start()
 	if err == nil || !strings.Contains(err.Error(), "unexpected arguments: up") {

@@ -25,6 +25,11 @@ import (
 const (
 	// BinaryEnv names the crdlab executable.
 	BinaryEnv = install.BinaryEnv
+	// VersionEnv is the crdlab release to download when no binary is
+	// found (default: this module's version).
+	VersionEnv = install.VersionEnv
+	// DownloadURLEnv is the base URL of crdlab's releases.
+	DownloadURLEnv = install.DownloadURLEnv
 	// AttachEnv names the state dir of a running lab to attach to.
 	AttachEnv = "CRDLAB_ATTACH"
 	// ExistingClusterEnv set to "true" uses the cluster of $KUBECONFIG

@@ -310,6 +310,7 @@ func TestErrors(t *testing.T) {
 	t.Run("no binary on PATH", func(t *testing.T) {
 		t.Setenv("PATH", t.TempDir())
 		t.Setenv(labtest.BinaryEnv, "")
+		t.Setenv(labtest.VersionEnv, "") // a development build: nothing to download
 		_, err := (&labtest.Environment{}).Start()
 		if !errors.Is(err, labtest.ErrNoBinary) || !strings.Contains(err.Error(), "go build -o bin/crdlab ./cmd/crdlab") {
 			t.Errorf("Start: %v, want ErrNoBinary saying how to build it", err)
