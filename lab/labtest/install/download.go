@@ -95,6 +95,9 @@ func (s settings) fetch(ctx context.Context, versionDir, dir, goos, goarch strin
 	if err := unpack(archive, tmp); err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrBadRelease, base+name, err)
 	}
+	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp's is 0700
+		return fmt.Errorf("unable to unpack crdlab into %s: %w", tmp, err)
+	}
 	if err := os.Rename(tmp, dir); err != nil {
 		return fmt.Errorf("unable to put crdlab in %s: %w", dir, err)
 	}
