@@ -59,6 +59,10 @@ func write(name string, mode os.FileMode, r io.Reader) error {
 	if err != nil {
 		return err
 	}
+	if err := f.Chmod(mode); err != nil { // whatever the umask
+		f.Close()
+		return err
+	}
 	if _, err := io.Copy(f, r); err != nil {
 		f.Close()
 		return fmt.Errorf("unable to write %s: %w", name, err)
