@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/crdlab/crdlab/lab/labtest/install"
 	"github.com/crdlab/crdlab/lab/labtest/internal/releasetest"
@@ -233,16 +232,4 @@ func TestDownloadErrors(t *testing.T) {
 			t.Errorf("error %q: want the archive's own digest, not the index's", err)
 		}
 	})
-}
-
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
