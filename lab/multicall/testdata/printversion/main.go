@@ -1,6 +1,6 @@
-// Command printversion prints the crdlab version that multicall.BuildVersions
-// reads: TestReleaseVersionSetByLinker builds it with -X, as make release
-// builds crdlab.
+// Command printversion prints the versions multicall.BuildVersions reads,
+// crdlab's, Kubernetes' and etcd's, a line each: TestReleaseVersionSetByLinker
+// builds it with -X, as make release builds crdlab.
 package main
 
 import (
@@ -10,5 +10,6 @@ import (
 )
 
 func main() {
-	fmt.Println(multicall.BuildVersions().Crdlab)
+	v := multicall.BuildVersions()
+	fmt.Printf("%s\n%s\n%s\n", v.Crdlab, v.Kubernetes, v.Etcd)
 }
