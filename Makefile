@@ -41,7 +41,7 @@ PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
 # The version: the latest v* tag (git describe: v0.1.0, or v0.1.0-3-g1234abcd
 # past it); with no such tag, v0.0.0-dev+<commit>.
 ifeq ($(origin VERSION), undefined)
-VERSION := $(shell git describe --tags --match 'v*' 2>/dev/null || echo "v0.0.0-dev+$$(git rev-parse --short=12 HEAD)")
+VERSION := $(shell git describe --tags --match 'v*' 2>/dev/null || echo "v0.0.0-dev+$$(git rev-parse --short=12 HEAD 2>/dev/null)")
 endif
 # Where releases are published, GitHub's layout: <base>/<tag>/<asset>.
 RELEASE_BASE_URL ?= https://github.com/crdlab/crdlab/releases/download
