@@ -33,9 +33,61 @@ help: ## Show this help.
 build: ## Build bin/crdlab.
 	$(GO) build -o $(BIN) ./cmd/crdlab
 
+# The release: `make release` builds crdlab for each of PLATFORMS with plain
+# go build (docs/releases.md says why), packages each as a .tar.gz with
+# LICENSE and README.md, and writes SHA256SUMS and index.json, all in
+# dist/$(VERSION).
+PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+# The version: the latest v* tag (git describe: v0.1.0, or v0.1.0-3-g1234abcd
+# past it); with no such tag, v0.0.0-dev+<commit>.
+ifeq ($(origin VERSION), undefined)
+VERSION := $(shell git describe --tags --match 'v*' 2>/dev/null || echo "v0.0.0-dev+$$(git rev-parse --short=12 HEAD 2>/dev/null)")
+endif
+# Where releases are published, GitHub's layout: <base>/<tag>/<asset>.
+RELEASE_BASE_URL ?= https://github.com/crdlab/crdlab/releases/download
+# A static binary, paths trimmed, no symbol table, the version set. make
+# cross builds with the same flags so that make test's release check finds
+# the darwin packages compiled already.
+RELEASE_BUILD_FLAGS = -trimpath -ldflags "-s -w -X github.com/crdlab/crdlab/lab/multicall.releaseVersion=$(VERSION)"
+RELEASE_ENV = CGO_ENABLED=0
+# The platforms make test's release check builds: this machine's (its
+# crdlab is run) and macOS on arm64 (compiled by make cross already).
+RELEASE_CHECK_PLATFORMS ?= $(sort $(shell $(GO) env GOHOSTOS)/$(shell $(GO) env GOHOSTARCH) darwin/arm64)
+
+.PHONY: release
+release: ## Build the release for PLATFORMS into dist/$(VERSION): an archive per platform, SHA256SUMS, index.json (docs/releases.md).
+	rm -rf dist/$(VERSION) bin/release/$(VERSION)
+	@set -e; for p in $(PLATFORMS); do \
+		echo "== crdlab $(VERSION) for $$p"; \
+		$(RELEASE_ENV) GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build $(RELEASE_BUILD_FLAGS) \
+			-o bin/release/$(VERSION)/$${p%/*}-$${p#*/}/crdlab ./cmd/crdlab; \
+	done
+	$(GO) run ./lab/internal/release package -version '$(VERSION)' -out dist/$(VERSION) \
+		-bin bin/release/$(VERSION) -base-url '$(RELEASE_BASE_URL)' -date $$(git log -1 --format=%ct) \
+		-license LICENSE -readme README.md $(PLATFORMS)
+	rm -rf bin/release/$(VERSION)
+	@ls -l dist/$(VERSION)
+
+.PHONY: verify-release
+verify-release: ## Check dist/$(VERSION) for PLATFORMS: archive contents, digests against SHA256SUMS and index.json, and this machine's crdlab prints VERSION.
+	$(GO) run ./lab/internal/release verify -version '$(VERSION)' -out dist/$(VERSION) \
+		-base-url '$(RELEASE_BASE_URL)' -license LICENSE -readme README.md $(PLATFORMS)
+
+.PHONY: release-check
+release-check: ## What make test runs: make release and verify-release for this machine's platform and darwin/arm64.
+	$(MAKE) release PLATFORMS="$(RELEASE_CHECK_PLATFORMS)"
+	$(MAKE) verify-release PLATFORMS="$(RELEASE_CHECK_PLATFORMS)"
+
+# The darwin builds: crdlab for arm64 (with the release's flags, sharing
+# their compiled packages with make release), and the labtest module users'
+# suites import (client-go only) for both Mac architectures, built and vetted.
 .PHONY: cross
-cross: ## Build crdlab for macOS (darwin/arm64) to check that it compiles there; nothing is kept.
-	GOOS=darwin GOARCH=arm64 $(GO) build -o /dev/null ./cmd/crdlab
+cross: ## Build crdlab for macOS (darwin/arm64), and build and vet the labtest module for darwin/arm64 and darwin/amd64; nothing is kept.
+	$(RELEASE_ENV) GOOS=darwin GOARCH=arm64 $(GO) build $(RELEASE_BUILD_FLAGS) -o /dev/null ./cmd/crdlab
+	@set -e; for arch in arm64 amd64; do \
+		echo "== lab/labtest for darwin/$$arch"; \
+		(cd lab/labtest && GOOS=darwin GOARCH=$$arch $(GO) build ./... && GOOS=darwin GOARCH=$$arch $(GO) vet ./...); \
+	done
 
 .PHONY: run
 run: build ## Build, then start a lab in the foreground (crdlab up).
@@ -108,6 +160,7 @@ test-deps: ## Install what the tests need: Debian's kubectl, and Debian's chromi
 test: test-deps verify-manifests lint ## Run every test: lint, unit, integration (real apiserver), CLI, and the modules of users' suites.
 	$(GO) vet ./...
 	$(MAKE) cross
+	$(MAKE) release-check
 	$(GO) test -vet=off -count=1 -timeout 30m ./...
 	$(MAKE) test-modules
 	$(MAKE) conformance-ci

@@ -15,13 +15,30 @@ type Versions struct {
 	Go                string
 }
 
+// releaseVersion is the release crdlab was built as, set by the linker:
+// make release builds with
+// -ldflags "-X github.com/crdlab/crdlab/lab/multicall.releaseVersion=$(VERSION)".
+// Empty in any other build.
+var releaseVersion string
+
 // BuildVersions reads the versions from the program's build information.
+// crdlab's own is the release version it was built as when there is one,
+// else the module's version and the commit from the build information
+// ("(devel)" and the commit for a build of this repository).
 func BuildVersions() Versions {
 	v := Versions{Crdlab: "(devel)", Go: runtime.Version()}
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return v
+	if info, ok := debug.ReadBuildInfo(); ok {
+		v = fromBuildInfo(v, info)
 	}
+	if releaseVersion != "" {
+		v.Crdlab = releaseVersion
+	}
+	return v
+}
+
+// fromBuildInfo fills v from the build information: crdlab's module version
+// and commit, and the versions of the modules it links.
+func fromBuildInfo(v Versions, info *debug.BuildInfo) Versions {
 	if info.Main.Version != "" {
 		v.Crdlab = info.Main.Version
 	}

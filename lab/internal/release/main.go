@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"time"
+)
+
+const usage = `usage: go run ./lab/internal/release package|verify [flags] <os>/<arch>...
+
+package writes the release's archives, SHA256SUMS and index.json into -out;
+verify checks them.`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "release:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string) error {
+	if len(args) == 0 || (args[0] != "package" && args[0] != "verify") {
+		return fmt.Errorf("%s", usage)
+	}
+	cmd := args[0]
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	var opts Options
+	fs.StringVar(&opts.Version, "version", "", "the release's version, as v0.1.0")
+	fs.StringVar(&opts.Dir, "out", "", "the release's folder (package: must not exist)")
+	fs.StringVar(&opts.BaseURL, "base-url", "https://github.com/crdlab/crdlab/releases/download", "where releases are published: <base-url>/<version>/<archive>")
+	fs.StringVar(&opts.License, "license", "LICENSE", "the file packaged as LICENSE")
+	fs.StringVar(&opts.Readme, "readme", "README.md", "the file packaged as README.md")
+	fs.StringVar(&opts.BinDir, "bin", "", "package: the binaries, <bin>/<os>-<arch>/crdlab")
+	date := fs.String("date", "0", "package: the archive entries' time, in seconds since 1970 (make release: the commit's)")
+	runIt := fs.Bool("run", true, "verify: run the crdlab of this machine's platform")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if opts.Version == "" || opts.Dir == "" {
+		return fmt.Errorf("%s: -version and -out are required", cmd)
+	}
+	platforms, err := ParsePlatforms(fs.Args())
+	if err != nil {
+		return err
+	}
+	opts.Platforms = platforms
+	if cmd == "verify" {
+		if err := Verify(ctx, opts, *runIt); err != nil {
+			return fmt.Errorf("release %s in %s: %w", opts.Version, opts.Dir, err)
+		}
+		fmt.Printf("release %s in %s: %d archives, SHA256SUMS and index.json check out\n", opts.Version, opts.Dir, len(platforms))
+		return nil
+	}
+	secs, err := strconv.ParseInt(*date, 10, 64)
+	if err != nil {
+		return fmt.Errorf("-date %q: %w", *date, err)
+	}
+	opts.ModTime = time.Unix(secs, 0)
+	if opts.BinDir == "" {
+		return fmt.Errorf("package: -bin is required")
+	}
+	return Package(opts)
+}

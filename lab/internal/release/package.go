@@ -1,0 +1,72 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Options say what a release is and where it is: the same for package and
+// verify.
+type Options struct {
+	// Version is the release's version, as "v0.1.0": in the archives'
+	// names, the index and the URLs, and what "crdlab version" prints.
+	Version string
+	// BinDir holds the binaries to package, <BinDir>/<os>-<arch>/crdlab
+	// (package only).
+	BinDir string
+	// Dir is the release's folder: the archives, SHA256SUMS and index.json.
+	Dir string
+	// BaseURL is where releases are published, each asset at
+	// <BaseURL>/<Version>/<name>.
+	BaseURL string
+	// License and Readme are the files packaged beside crdlab, as LICENSE
+	// and README.md.
+	License string
+	Readme  string
+	// Platforms are the release's targets, each an archive.
+	Platforms []Platform
+	// ModTime is every archive entry's modification time (package only).
+	ModTime time.Time
+}
+
+// Package writes the release of opts into opts.Dir, which must not exist
+// yet: an archive per platform, SHA256SUMS and index.json.
+func Package(opts Options) error {
+	if err := os.MkdirAll(filepath.Dir(opts.Dir), 0o755); err != nil {
+		return err
+	}
+	if err := os.Mkdir(opts.Dir, 0o755); err != nil {
+		return fmt.Errorf("release folder: %w", err)
+	}
+	sums := map[string]string{}
+	assets := map[string]Asset{}
+	for _, p := range opts.Platforms {
+		name := ArchiveName(opts.Version, p)
+		path := filepath.Join(opts.Dir, name)
+		members := []member{
+			{name: "crdlab", mode: 0o755, from: filepath.Join(opts.BinDir, p.OS+"-"+p.Arch, "crdlab")},
+			{name: "LICENSE", mode: 0o644, from: opts.License},
+			{name: "README.md", mode: 0o644, from: opts.Readme},
+		}
+		if err := writeArchive(path, members, opts.ModTime); err != nil {
+			return fmt.Errorf("archive for %s: %w", p, err)
+		}
+		sum, err := fileSHA256(path)
+		if err != nil {
+			return err
+		}
+		sums[name] = sum
+		assets[name] = Asset{OS: p.OS, Arch: p.Arch, SHA256: sum, URL: AssetURL(opts.BaseURL, opts.Version, name)}
+	}
+	if err := os.WriteFile(filepath.Join(opts.Dir, SumsFile), formatSums(sums), 0o644); err != nil {
+		return err
+	}
+	index, err := json.MarshalIndent(Index{Releases: map[string]map[string]Asset{opts.Version: assets}}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(opts.Dir, IndexFile), append(index, '\n'), 0o644)
+}

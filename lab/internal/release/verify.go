@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+)
+
+// What a check of a release finds wrong, for callers (and tests) to tell
+// apart.
+var (
+	// ErrSums: SHA256SUMS is malformed, lacks an archive, lists another
+	// file, or an archive's digest is not the one it lists.
+	ErrSums = errors.New("SHA256SUMS does not match the archives")
+	// ErrIndex: index.json is not the index of this release's archives.
+	ErrIndex = errors.New("index.json does not match the archives")
+	// ErrArchive: an archive is unreadable or does not hold exactly crdlab
+	// (0755), LICENSE and README.md (0644) as given.
+	ErrArchive = errors.New("archive contents")
+	// ErrVersion: the packaged crdlab does not print the release's version.
+	ErrVersion = errors.New("crdlab version")
+)
+
+// Verify checks the release in opts.Dir (see the package comment) and
+// returns the first thing found wrong. With run, the crdlab of this
+// machine's platform, which must be one of opts.Platforms, is unpacked and
+// runs "crdlab version".
+func Verify(ctx context.Context, opts Options, run bool) error {
+	want := map[string]Platform{}
+	for _, p := range opts.Platforms {
+		want[ArchiveName(opts.Version, p)] = p
+	}
+	if err := checkFolder(opts.Dir, want); err != nil {
+		return err
+	}
+	sumsData, err := os.ReadFile(filepath.Join(opts.Dir, SumsFile))
+	if err != nil {
+		return err
+	}
+	sums, err := parseSums(sumsData)
+	if err != nil {
+		return err
+	}
+	assets, err := readIndex(filepath.Join(opts.Dir, IndexFile), opts.Version)
+	if err != nil {
+		return err
+	}
+	license, err := os.ReadFile(opts.License)
+	if err != nil {
+		return err
+	}
+	readme, err := os.ReadFile(opts.Readme)
+	if err != nil {
+		return err
+	}
+	host := Platform{OS: runtime.GOOS, Arch: runtime.GOARCH}
+	ran := false
+	for _, name := range slices.Sorted(maps.Keys(want)) {
+		p := want[name]
+		path := filepath.Join(opts.Dir, name)
+		if err := checkDigests(path, name, p, sums, assets, opts); err != nil {
+			return err
+		}
+		entries, err := readArchive(path)
+		if err != nil {
+			return err
+		}
+		if err := checkEntries(name, entries, license, readme); err != nil {
+			return err
+		}
+		if run && p == host {
+			if err := runVersion(ctx, name, entries["crdlab"].content, opts.Version); err != nil {
+				return err
+			}
+			ran = true
+		}
+	}
+	if len(sums) != len(want) {
+		return fmt.Errorf("%w: %d lines for %d archives", ErrSums, len(sums), len(want))
+	}
+	if len(assets) != len(want) {
+		return fmt.Errorf("%w: %d archives listed for %d", ErrIndex, len(assets), len(want))
+	}
+	if run && !ran {
+		return fmt.Errorf("%w: no archive for this machine's platform %s to run (platforms %v)", ErrVersion, host, opts.Platforms)
+	}
+	return nil
+}
+
+// checkFolder: dir holds the archives of want, SHA256SUMS and index.json,
+// and nothing else.
+func checkFolder(dir string, want map[string]Platform) error {
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("release folder: %w", err)
+	}
+	var got []string
+	for _, de := range des {
+		got = append(got, de.Name())
+	}
+	expected := []string{SumsFile, IndexFile}
+	for name := range want {
+		expected = append(expected, name)
+	}
+	slices.Sort(expected)
+	if !slices.Equal(got, expected) {
+		return fmt.Errorf("%w: %s holds %v, want %v", ErrArchive, dir, got, expected)
+	}
+	return nil
+}
+
+// readIndex reads index.json strictly: one release, version.
+func readIndex(path, version string) (map[string]Asset, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var index Index
+	if err := dec.Decode(&index); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrIndex, path, err)
+	}
+	assets, ok := index.Releases[version]
+	if !ok || len(index.Releases) != 1 {
+		return nil, fmt.Errorf("%w: %s lists releases %v, want %s alone", ErrIndex, path, slices.Sorted(maps.Keys(index.Releases)), version)
+	}
+	return assets, nil
+}
+
+// checkDigests: the archive's SHA-256 is the one SHA256SUMS and the index
+// give, and its index entry names its platform and URL.
+func checkDigests(path, name string, p Platform, sums map[string]string, assets map[string]Asset, opts Options) error {
+	sum, err := fileSHA256(path)
+	if err != nil {
+		return err
+	}
+	if listed, ok := sums[name]; !ok || listed != sum {
+		return fmt.Errorf("%w: %s has SHA-256 %s, SHA256SUMS lists %q", ErrSums, name, sum, listed)
+	}
+	want := Asset{OS: p.OS, Arch: p.Arch, SHA256: sum, URL: AssetURL(opts.BaseURL, opts.Version, name)}
+	if got, ok := assets[name]; !ok || got != want {
+		return fmt.Errorf("%w: %s is listed as %+v, want %+v", ErrIndex, name, got, want)
+	}
+	return nil
+}
+
+// checkEntries: exactly crdlab (0755), LICENSE and README.md (0644, the
+// given contents).
+func checkEntries(name string, entries map[string]entry, license, readme []byte) error {
+	if len(entries) != 3 {
+		return fmt.Errorf("%w: %s holds %v, want crdlab, LICENSE, README.md", ErrArchive, name, slices.Sorted(maps.Keys(entries)))
+	}
+	for file, want := range map[string]struct {
+		mode    int64
+		content []byte
+	}{"crdlab": {0o755, nil}, "LICENSE": {0o644, license}, "README.md": {0o644, readme}} {
+		e, ok := entries[file]
+		switch {
+		case !ok:
+			return fmt.Errorf("%w: %s lacks %s", ErrArchive, name, file)
+		case e.mode != want.mode:
+			return fmt.Errorf("%w: %s: %s has mode %#o, want %#o", ErrArchive, name, file, e.mode, want.mode)
+		case want.content != nil && !bytes.Equal(e.content, want.content):
+			return fmt.Errorf("%w: %s: %s differs from the repository's", ErrArchive, name, file)
+		case len(e.content) == 0:
+			return fmt.Errorf("%w: %s: %s is empty", ErrArchive, name, file)
+		}
+	}
+	return nil
+}
