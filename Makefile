@@ -174,11 +174,12 @@ test: test-deps verify-manifests lint ## Run every test: lint, unit, integration
 MODULES ?= lab/labtest docs/examples/guestbook-operator lab/internal/conformance
 
 .PHONY: test-modules
-test-modules: build ## Test the modules with their own go.mod (lab/labtest, the example operator) against bin/crdlab.
+test-modules: build ## Test the modules with their own go.mod (lab/labtest, the example operator) against bin/crdlab; the example's download test serves dist/$(VERSION) (make release-check).
 	@set -e; for m in $(MODULES); do \
 		echo "== $$m"; \
 		(cd $$m && $(GO) vet ./... && \
 		 CRDLAB_BINARY=$(CURDIR)/$(BIN) KUBEBUILDER_ASSETS=$$($(CURDIR)/$(BIN) envtest) \
+		 CRDLAB_RELEASE_DIR=$(CURDIR)/dist/$(VERSION) CRDLAB_RELEASE_VERSION=$(VERSION) \
 		 $(GO) test -count=1 -p 1 -timeout 15m ./...); \
 	done
 
