@@ -82,8 +82,10 @@ release-check: ## What make test runs: make release and verify-release for this 
 # their compiled packages with make release), and the labtest module users'
 # suites import (client-go only) for both Mac architectures, built and vetted.
 .PHONY: cross
-cross: ## Build crdlab for macOS (darwin/arm64), and build and vet the labtest module for darwin/arm64 and darwin/amd64; nothing is kept.
+cross: ## Build and vet crdlab for macOS (darwin/arm64), and build and vet the labtest module for darwin/arm64 and darwin/amd64; nothing is kept.
 	$(RELEASE_ENV) GOOS=darwin GOARCH=arm64 $(GO) build $(RELEASE_BUILD_FLAGS) -o /dev/null ./cmd/crdlab
+	@# -trimpath, as the build above: vet reuses the packages it compiled.
+	$(RELEASE_ENV) GOOS=darwin GOARCH=arm64 $(GO) vet -trimpath ./...
 	@set -e; for arch in arm64 amd64; do \
 		echo "== lab/labtest for darwin/$$arch"; \
 		(cd lab/labtest && GOOS=darwin GOARCH=$$arch $(GO) build ./... && GOOS=darwin GOARCH=$$arch $(GO) vet ./...); \

@@ -303,7 +303,12 @@ func (w *chaosWorkload) start() {
 		tick := time.NewTicker(20 * time.Millisecond)
 		defer tick.Stop()
 		for ctx.Err() == nil {
-			w.write(ctx)
+			// Stopping the writer does not cancel the write in flight:
+			// stop waits for its answer, so that the final list sees
+			// whatever it stored (a canceled create can still be stored
+			// after the list, and the watcher then holds an object the
+			// list lacks). cfg.Timeout bounds it.
+			w.write(context.WithoutCancel(ctx))
 			select {
 			case <-ctx.Done():
 			case <-tick.C:
