@@ -49,8 +49,36 @@ func newCLI(t *testing.T) *cli {
 		if st, err := control.Dir(c.stateDir).Status(); err == nil {
 			_ = syscall.Kill(st.PID, syscall.SIGKILL)
 		}
+		if t.Failed() {
+			keepLogs(t, control.Dir(c.stateDir))
+		}
 	})
 	return c
+}
+
+// keepLogs copies the logs of a failed test's lab (crdlab's own, each
+// component's, the timeline) to _artifacts/logs/<test>, which outlives the
+// test's temporary state dir.
+func keepLogs(t *testing.T, d control.Dir) {
+	logs, err := filepath.Glob(d.Path("logs", "*.log"))
+	if err != nil || len(logs) == 0 {
+		return
+	}
+	dst := filepath.Join("..", "..", "_artifacts", "logs", strings.ReplaceAll(t.Name(), "/", "_"))
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Log(err)
+		return
+	}
+	for _, f := range logs {
+		data, err := os.ReadFile(f)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dst, filepath.Base(f)), data, 0o644)
+		}
+		if err != nil {
+			t.Log(err)
+		}
+	}
+	t.Logf("the lab's logs are kept in %s", dst)
 }
 
 func (c *cli) command(args ...string) *exec.Cmd {
