@@ -301,7 +301,9 @@ func (e *Environment) startChild(ctx context.Context, crds []crd) error {
 	}
 	e.child = cmd
 	e.exited = make(chan struct{})
+	copied := make(chan struct{})
 	go func() {
+		defer close(copied)
 		defer pr.Close()
 		// The log file closes when Start returns: the lab's output is still
 		// read to its end, or a lab writing to a pipe nobody reads would die.
@@ -314,6 +316,13 @@ func (e *Environment) startChild(ctx context.Context, crds []crd) error {
 	select {
 	case <-ready:
 	case <-e.exited:
+		// Its last words may still be in the pipe: the log is read once
+		// they are copied (or after a second, if a process it started
+		// still holds the pipe open).
+		select {
+		case <-copied:
+		case <-time.After(time.Second):
+		}
 		return fmt.Errorf("crdlab up exited before the lab was ready: %s (log %s)", lastLines(e.childLog, 5), e.childLog)
 	case <-ctx.Done():
 		return fmt.Errorf("the lab was not ready in time (log %s): %w", e.childLog, ctx.Err())
