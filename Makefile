@@ -17,6 +17,14 @@ CONTROLLER_GEN ?= bin/controller-gen-$(CONTROLLER_GEN_VERSION)
 GOLANGCI_LINT_VERSION ?= v2.15.0
 GOLANGCI_LINT ?= bin/golangci-lint-$(GOLANGCI_LINT_VERSION)
 
+# Every build, vet and test compiles as the release does (static, paths
+# trimmed), so that Kubernetes' packages are compiled once per platform and
+# bin/crdlab, the test binaries and make release share them: the release
+# check only links (a cold make test would otherwise compile Kubernetes
+# twice for this machine).
+export CGO_ENABLED ?= 0
+export GOFLAGS := $(strip $(GOFLAGS) -trimpath)
+
 .DEFAULT_GOAL := help
 
 ##@ General
@@ -30,7 +38,7 @@ help: ## Show this help.
 ##@ Build and run
 
 .PHONY: build
-build: ## Build bin/crdlab.
+build: ## Build bin/crdlab (static, paths trimmed: GOFLAGS and CGO_ENABLED above).
 	$(GO) build -o $(BIN) ./cmd/crdlab
 
 # The release: `make release` builds crdlab for each of PLATFORMS with plain
@@ -51,8 +59,9 @@ RELEASE_BASE_URL ?= https://github.com/crdlab/crdlab/releases/download
 RELEASE_BUILD_FLAGS = -trimpath -ldflags "-s -w -X github.com/crdlab/crdlab/lab/multicall.releaseVersion=$(VERSION)"
 RELEASE_ENV = CGO_ENABLED=0
 # The platforms make test's release check builds: this machine's (its
-# crdlab is run) and macOS on arm64 (compiled by make cross already).
-RELEASE_CHECK_PLATFORMS ?= $(sort $(shell $(GO) env GOHOSTOS)/$(shell $(GO) env GOHOSTARCH) darwin/arm64)
+# crdlab is run) and macOS on both architectures (compiled by make cross
+# already: the release check only links them).
+RELEASE_CHECK_PLATFORMS ?= $(sort $(shell $(GO) env GOHOSTOS)/$(shell $(GO) env GOHOSTARCH) darwin/arm64 darwin/amd64)
 
 .PHONY: release
 release: ## Build the release for PLATFORMS into dist/$(VERSION): an archive per platform, SHA256SUMS, index.json (docs/releases.md).
@@ -74,18 +83,22 @@ verify-release: ## Check dist/$(VERSION) for PLATFORMS: archive contents, digest
 		-base-url '$(RELEASE_BASE_URL)' -license LICENSE -readme README.md $(PLATFORMS)
 
 .PHONY: release-check
-release-check: ## What make test runs: make release and verify-release for this machine's platform and darwin/arm64.
+release-check: ## What make test runs: make release and verify-release for this machine's platform, darwin/arm64 and darwin/amd64.
 	$(MAKE) release PLATFORMS="$(RELEASE_CHECK_PLATFORMS)"
 	$(MAKE) verify-release PLATFORMS="$(RELEASE_CHECK_PLATFORMS)"
 
-# The darwin builds: crdlab for arm64 (with the release's flags, sharing
-# their compiled packages with make release), and the labtest module users'
-# suites import (client-go only) for both Mac architectures, built and vetted.
+# The darwin builds: crdlab for arm64 and amd64 (with the release's flags,
+# sharing their compiled packages with make release), vetted for arm64, and
+# the labtest module users' suites import (client-go only) for both Mac
+# architectures, built and vetted.
 .PHONY: cross
-cross: ## Build and vet crdlab for macOS (darwin/arm64), and build and vet the labtest module for darwin/arm64 and darwin/amd64; nothing is kept.
-	$(RELEASE_ENV) GOOS=darwin GOARCH=arm64 $(GO) build $(RELEASE_BUILD_FLAGS) -o /dev/null ./cmd/crdlab
-	@# -trimpath, as the build above: vet reuses the packages it compiled.
-	$(RELEASE_ENV) GOOS=darwin GOARCH=arm64 $(GO) vet -trimpath ./...
+cross: ## Build crdlab for macOS (darwin/arm64, darwin/amd64) and vet it for darwin/arm64; build and vet the labtest module for both; nothing is kept.
+	@set -e; for arch in arm64 amd64; do \
+		echo "== crdlab for darwin/$$arch"; \
+		$(RELEASE_ENV) GOOS=darwin GOARCH=$$arch $(GO) build $(RELEASE_BUILD_FLAGS) -o /dev/null ./cmd/crdlab; \
+	done
+	@# -trimpath (GOFLAGS), as the build above: vet reuses the packages it compiled.
+	$(RELEASE_ENV) GOOS=darwin GOARCH=arm64 $(GO) vet ./...
 	@set -e; for arch in arm64 amd64; do \
 		echo "== lab/labtest for darwin/$$arch"; \
 		(cd lab/labtest && GOOS=darwin GOARCH=$$arch $(GO) build ./... && GOOS=darwin GOARCH=$$arch $(GO) vet ./...); \

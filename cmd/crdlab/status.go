@@ -57,14 +57,7 @@ cannot get back). Exits 0 when a lab runs, 3 when none does.`,
 			if err != nil {
 				return nil // it stopped meanwhile; what we printed stands
 			}
-			fmt.Fprintf(out, "  processes:\n")
-			var rss, pss int64
-			for _, p := range tree {
-				rss += p.RSS
-				pss += p.PSS
-				fmt.Fprintf(out, "    %-24s pid %-7d rss %4d MiB  pss %4d MiB  (peak rss %d MiB)\n", p.Name, p.PID, p.RSS>>20, p.PSS>>20, p.PeakRSS>>20)
-			}
-			fmt.Fprintf(out, "    %-24s             rss %4d MiB  pss %4d MiB  (pss counts shared pages once)\n", "total", rss>>20, pss>>20)
+			printProcesses(out, tree)
 			return nil
 		},
 	}
@@ -91,4 +84,32 @@ func printHealth(out io.Writer, processes []control.ProcessHealth) {
 		}
 		fmt.Fprintln(out, line)
 	}
+}
+
+// printProcesses lists the lab's processes and their memory. PSS (shared
+// pages divided among the processes sharing them) and the peak RSS are
+// shown where the kernel reports them (Linux); elsewhere (macOS) the lines
+// give the RSS alone, whose total counts the pages the processes share
+// (one executable) once per process.
+func printProcesses(out io.Writer, tree []server.Process) {
+	var rss, pss int64
+	withPSS := false
+	for _, p := range tree {
+		rss += p.RSS
+		pss += p.PSS
+		withPSS = withPSS || p.PSS > 0
+	}
+	fmt.Fprintf(out, "  processes:\n")
+	for _, p := range tree {
+		if withPSS {
+			fmt.Fprintf(out, "    %-24s pid %-7d rss %4d MiB  pss %4d MiB  (peak rss %d MiB)\n", p.Name, p.PID, p.RSS>>20, p.PSS>>20, p.PeakRSS>>20)
+			continue
+		}
+		fmt.Fprintf(out, "    %-24s pid %-7d rss %4d MiB\n", p.Name, p.PID, p.RSS>>20)
+	}
+	if withPSS {
+		fmt.Fprintf(out, "    %-24s             rss %4d MiB  pss %4d MiB  (pss counts shared pages once)\n", "total", rss>>20, pss>>20)
+		return
+	}
+	fmt.Fprintf(out, "    %-24s             rss %4d MiB  (shared pages counted in each process)\n", "total", rss>>20)
 }
