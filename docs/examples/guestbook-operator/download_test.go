@@ -2,11 +2,15 @@ package guestbook
 
 import (
 	"bytes"
+	"encoding/json"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -35,26 +39,8 @@ func TestSuitesDownloadCrdlab(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	goCache, err := exec.Command("go", "env", "GOCACHE").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
 	cache := t.TempDir()
-	env := withoutCrdlab(os.Environ())
-	env = append(env,
-		"XDG_CACHE_HOME="+cache, // os.UserCacheDir: where the download goes
-		"GOCACHE="+strings.TrimSpace(string(goCache)),
-		"CRDLAB_VERSION="+version,
-		"CRDLAB_DOWNLOAD_URL="+srv.URL,
-	)
-	run := func(args ...string) (string, error) {
-		cmd := exec.Command("go", args...)
-		cmd.Env = env
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		err := cmd.Run()
-		return out.String(), err
-	}
+	run := suiteRunner(t, srv.URL, version, cache)
 
 	// Two 'go test' runs of the two labtest suites, at once: four test
 	// binaries find no crdlab and download it; the lock lets one.
@@ -92,12 +78,138 @@ func TestSuitesDownloadCrdlab(t *testing.T) {
 			t.Fatalf("setup-crdlab envtest printed %q, which has no %s: %v\n%s", assets, bin, err, out)
 		}
 	}
-	env = append(env, "KUBEBUILDER_ASSETS="+assets)
-	if out, err := run("test", "-count=1", "./test/envtest/"); err != nil {
+	if out, err := run("test", "-count=1", "./test/envtest/", "KUBEBUILDER_ASSETS="+assets); err != nil {
 		t.Fatalf("the envtest suite on KUBEBUILDER_ASSETS=%s: %v\n%s", assets, err, out)
 	}
 	if n := archives.Load(); n != 1 {
 		t.Errorf("the archive was downloaded %d times in all, want once: the cache serves the later runs", n)
+	}
+}
+
+// A download that cannot be trusted or made fails the suite with one clear
+// error, naming what went wrong and how to avoid the download, and leaves
+// nothing in the cache: an archive that does not match the index's digest,
+// an index without this machine's platform, a server that does not answer.
+func TestSuitesRefuseABadDownload(t *testing.T) {
+	release, version := os.Getenv("CRDLAB_RELEASE_DIR"), os.Getenv("CRDLAB_RELEASE_VERSION")
+	if release == "" || version == "" || filepath.Base(release) != version {
+		t.Fatal("CRDLAB_RELEASE_DIR must name make release's output folder dist/<version> and CRDLAB_RELEASE_VERSION its version: " +
+			"run make release-check, then make test-modules (make test does both)")
+	}
+	platform := runtime.GOOS + "/" + runtime.GOARCH
+	archive := "crdlab-" + version + "-" + runtime.GOOS + "-" + runtime.GOARCH + ".tar.gz"
+
+	// serve serves the release folder, the archive and index.json changed by
+	// edit when it is given.
+	serve := func(edit func(name string, data []byte) []byte) string {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			name := filepath.Base(r.URL.Path)
+			data, err := os.ReadFile(filepath.Join(release, name))
+			if err != nil || path.Dir(r.URL.Path) != "/"+version {
+				http.NotFound(w, r)
+				return
+			}
+			_, _ = w.Write(edit(name, data))
+		}))
+		t.Cleanup(srv.Close)
+		return srv.URL
+	}
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	unreachable := "http://" + closed.Addr().String()
+	closed.Close()
+
+	for _, tc := range []struct {
+		name string
+		url  string
+		says []string
+	}{{
+		name: "tampered archive",
+		url: serve(func(name string, data []byte) []byte {
+			if name == archive {
+				data = append(bytes.Clone(data[:len(data)-1]), data[len(data)-1]^0xff)
+			}
+			return data
+		}),
+		says: []string{archive, "SHA-256"},
+	}, {
+		name: "platform missing",
+		url: serve(func(name string, data []byte) []byte {
+			if name != "index.json" {
+				return data
+			}
+			var idx map[string]map[string]map[string]json.RawMessage
+			if err := json.Unmarshal(data, &idx); err != nil {
+				t.Fatalf("index.json of %s: %v", release, err)
+			}
+			delete(idx["releases"][version], archive)
+			out, err := json.Marshal(idx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return out
+		}),
+		says: []string{"no " + platform + " archive"},
+	}, {
+		name: "unreachable server",
+		url:  unreachable,
+		says: []string{unreachable + "/" + version + "/index.json", "CRDLAB_BINARY", "CRDLAB_DOWNLOAD_URL"},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			cache := t.TempDir()
+			out, err := suiteRunner(t, tc.url, version, cache)("test", "-count=1", "./internal/controller/")
+			if err == nil {
+				t.Fatalf("the suite passed with a download that should have been refused:\n%s", out)
+			}
+			for _, s := range tc.says {
+				if !strings.Contains(out, s) {
+					t.Errorf("the failed suite does not say %q:\n%s", s, out)
+				}
+			}
+			if entries, _ := os.ReadDir(filepath.Join(cache, "crdlab")); len(entries) != 0 {
+				var names []string
+				for _, e := range entries {
+					names = append(names, e.Name())
+				}
+				t.Errorf("the refused download left %v in the cache %s/crdlab", names, cache)
+			}
+		})
+	}
+}
+
+// suiteRunner returns a function that runs the go command on this project
+// as a machine with no crdlab would: no CRDLAB_BINARY, none on PATH, the
+// user cache in cache, crdlab version to download from url. Arguments of
+// the form NAME=value are added to the environment instead.
+func suiteRunner(t *testing.T, url, version, cache string) func(args ...string) (string, error) {
+	t.Helper()
+	goCache, err := exec.Command("go", "env", "GOCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := withoutCrdlab(os.Environ())
+	env = append(env,
+		"XDG_CACHE_HOME="+cache, // os.UserCacheDir: where the download goes
+		"GOCACHE="+strings.TrimSpace(string(goCache)),
+		"CRDLAB_VERSION="+version,
+		"CRDLAB_DOWNLOAD_URL="+url,
+	)
+	return func(args ...string) (string, error) {
+		cmd := exec.Command("go")
+		cmd.Env = env
+		for _, a := range args {
+			if strings.Contains(a, "=") && !strings.HasPrefix(a, "-") {
+				cmd.Env = append(cmd.Env, a)
+				continue
+			}
+			cmd.Args = append(cmd.Args, a)
+		}
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		err := cmd.Run()
+		return out.String(), err
 	}
 }
 
