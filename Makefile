@@ -78,8 +78,8 @@ release: ## Build the release for PLATFORMS into dist/$(VERSION): an archive per
 	@ls -l dist/$(VERSION)
 
 .PHONY: verify-release
-verify-release: ## Check dist/$(VERSION) for PLATFORMS: archive contents, digests against SHA256SUMS and index.json, and this machine's crdlab prints VERSION.
-	$(GO) run ./lab/internal/release verify -version '$(VERSION)' -out dist/$(VERSION) \
+verify-release: ## Check dist/$(VERSION) for PLATFORMS: archive contents, digests against SHA256SUMS and index.json; this machine's crdlab prints VERSION, and boots a lab on an empty home (up -d, kubectl get nodes, down).
+	$(GO) run ./lab/internal/release verify -boot -version '$(VERSION)' -out dist/$(VERSION) \
 		-base-url '$(RELEASE_BASE_URL)' -license LICENSE -readme README.md $(PLATFORMS)
 
 .PHONY: release-check

@@ -39,6 +39,7 @@ func run(ctx context.Context, args []string) error {
 	fs.StringVar(&opts.BinDir, "bin", "", "package: the binaries, <bin>/<os>-<arch>/crdlab")
 	date := fs.String("date", "0", "package: the archive entries' time, in seconds since 1970 (make release: the commit's)")
 	runIt := fs.Bool("run", true, "verify: run the crdlab of this machine's platform")
+	fs.BoolVar(&opts.Boot, "boot", false, "verify: the crdlab of this machine's platform boots a lab (up -d, kubectl get nodes, down) on an empty home")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}

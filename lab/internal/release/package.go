@@ -30,6 +30,10 @@ type Options struct {
 	Platforms []Platform
 	// ModTime is every archive entry's modification time (package only).
 	ModTime time.Time
+	// Boot (verify only, with run): the crdlab of this machine's platform
+	// also boots a lab on an empty home and cache ('crdlab up -d'), serves
+	// 'kubectl get nodes', and stops it ('crdlab down').
+	Boot bool
 }
 
 // Package writes the release of opts into opts.Dir, which must not exist

@@ -26,6 +26,9 @@ var (
 	ErrArchive = errors.New("archive contents")
 	// ErrVersion: the packaged crdlab does not print the release's version.
 	ErrVersion = errors.New("crdlab version")
+	// ErrBoot: the packaged crdlab does not boot a lab that serves
+	// kubectl, or does not stop it.
+	ErrBoot = errors.New("crdlab up")
 )
 
 // Verify checks the release in opts.Dir (see the package comment) and
@@ -76,7 +79,7 @@ func Verify(ctx context.Context, opts Options, run bool) error {
 			return err
 		}
 		if run && p == host {
-			if err := runVersion(ctx, name, entries["crdlab"].content, opts.Version); err != nil {
+			if err := runRelease(ctx, name, entries["crdlab"].content, opts.Version, opts.Boot); err != nil {
 				return err
 			}
 			ran = true
