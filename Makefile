@@ -172,7 +172,7 @@ test-deps: ## Install what the tests need: Debian's kubectl, and Debian's chromi
 		echo "chromium could not be installed: TestWebUIInABrowser will skip"; }
 
 .PHONY: test
-test: test-deps verify-manifests lint ## Run every test: lint, unit, integration (real apiserver), CLI, and the modules of users' suites.
+test: test-deps verify-manifests build lint ## Run every test: lint, unit, integration (real apiserver), CLI, and the modules of users' suites.
 	$(GO) vet ./...
 	$(MAKE) cross
 	$(MAKE) release-check
