@@ -50,6 +50,8 @@ func passEvent(p control.Pass) timeline.Event {
 		detail = append(detail, strings.Join(writes, ", "))
 	}
 	switch {
+	case p.Error != "" && p.Terminal:
+		detail = append(detail, "error: "+p.Error+" (terminal: not retried)")
 	case p.Error != "":
 		detail = append(detail, "error: "+p.Error+" (retried with back-off)")
 	case p.RequeueAfter > 0:
@@ -62,7 +64,10 @@ func passEvent(p control.Pass) timeline.Event {
 	} else {
 		woke := make([]string, len(p.Triggers))
 		for i, t := range p.Triggers {
-			woke[i] = t.Object() + " " + t.Change
+			woke[i] = t.Change // "…": more than shown
+			if t.Name != "" {
+				woke[i] = t.Object() + " " + t.Change
+			}
 		}
 		detail = append(detail, "woken by "+strings.Join(woke, ", "))
 	}

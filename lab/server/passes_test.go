@@ -36,6 +36,11 @@ func TestPassEvent(t *testing.T) {
 			"woken by guestbook/demo spec changed, deployment/demo status or metadata updated; in 1.5ms"},
 		{"an error", func(p *control.Pass) { p.Error = "boom"; p.RequeueAfter = time.Second },
 			"no change; error: boom (retried with back-off); woken by a requeue or a related object; in 1.5ms"},
+		{"a terminal error", func(p *control.Pass) { p.Error = "bad spec"; p.Terminal = true },
+			"no change; error: bad spec (terminal: not retried); woken by a requeue or a related object; in 1.5ms"},
+		{"woken by a burst", func(p *control.Pass) {
+			p.Triggers = []control.Trigger{{Kind: "Pod", Name: "a", Change: "deleted"}, {Change: "…"}}
+		}, "no change; woken by pod/a deleted, …; in 1.5ms"},
 		{"a requeue after", func(p *control.Pass) { p.RequeueAfter = 5 * time.Second },
 			"no change; requeue after 5s; woken by a requeue or a related object; in 1.5ms"},
 		{"a requeue", func(p *control.Pass) { p.Requeue = true },

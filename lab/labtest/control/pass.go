@@ -34,6 +34,8 @@ type Pass struct {
 	Requeue bool `json:"requeue,omitempty"`
 	// Error is the error the pass returned, if any.
 	Error string `json:"error,omitempty"`
+	// Terminal: Error is terminal (reconcile.TerminalError), not retried.
+	Terminal bool `json:"terminal,omitempty"`
 }
 
 // Trigger is a watch event that queued a pass: an object and what
