@@ -150,5 +150,12 @@ var _ = Describe("Guestbook controller", func() {
 		Expect(string(out)).To(MatchRegexp(`CREATE\s+deployment/demo`))
 		Expect(string(out)).To(MatchRegexp(`replicaset\s+CREATE\s+pod/demo-`))
 		Expect(string(out)).To(MatchRegexp(`scheduler\s+BIND`))
+		// And the suite's own controller, traced (labtest/trace): its passes
+		// on the Guestbook, each with what woke it and what it wrote. (This
+		// suite's manager runs the controller too, on the same lab: both
+		// reconcile the demo, in the same lane.)
+		Expect(string(out)).To(MatchRegexp(`guestbook\s+RECONCILE\s+guestbook/demo\s+CREATE deployment/demo; woken by guestbook/demo created; in `))
+		Expect(string(out)).To(MatchRegexp(`guestbook\s+RECONCILE\s+guestbook/demo\s+[^\n]*STATUS guestbook/demo[^\n]*; woken by `))
+		Expect(string(out)).To(MatchRegexp(`guestbook\s+RECONCILE\s+guestbook/demo\s+[^\n]*; woken by [^\n]*deployment/demo (created|status or metadata updated)`))
 	})
 })
