@@ -31,17 +31,22 @@
 //
 // # What it records
 //
-// What woke a pass: the events of the For and Owns watches that pass your
-// predicates (its own object; an owned object, filed under its controller
-// owner, or every owner with builder.MatchEveryOwner), and for Watches and
-// WatchesMetadata, the requests your handler queued for the event. Events
-// the work queue merges into one pass are named together (the first few);
-// a pass that none woke is named "a requeue or a related object"
-// (WatchesRawSource's events are not seen). What a pass wrote: Create,
-// Update, Patch, Delete, DeleteAllOf, Apply and the Status() and
-// SubResource() writes made through the wrapped client with the pass's
-// context (or one derived from it), with the apiserver's refusal if it
-// refused.
+// What woke a pass: the events whose watch handler queued the pass's
+// request, after your predicates let them through, for For, Owns, Watches
+// and WatchesMetadata. To see them, the traced builder makes For and Owns
+// the Watches they are equivalent to (builder.Builder's doc says which:
+// EnqueueRequestForObject, EnqueueRequestForOwner with OnlyControllerOwner
+// unless builder.MatchEveryOwner), with the name, concurrency and logger
+// the builder would give the controller, and wraps each watch's handler
+// to note the requests it queues for each event. Events the work queue
+// merges into one pass are named together (the first few); a pass that
+// none woke is named "a requeue or a related object" (WatchesRawSource's
+// events are not seen). A For or Owns option that is not also a Watches
+// option (controller-runtime's own all are) leaves the controller
+// untraced. What a pass wrote: Create, Update, Patch, Delete, DeleteAllOf,
+// Apply and the Status() and SubResource() writes made through the
+// wrapped client with the pass's context (or one derived from it), with
+// the apiserver's refusal if it refused.
 //
 // The passes go to the lab over its control socket (control.RoutePasses),
 // from a runnable of the manager that sends them in batches as they end:

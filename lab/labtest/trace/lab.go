@@ -52,7 +52,7 @@ func hostPort(address string) string {
 	u, err := url.Parse(address)
 	if err != nil || u.Host == "" {
 		u, err = url.Parse("https://" + address)
-		if err != nil {
+		if err != nil || u.Host == "" {
 			return ""
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -111,6 +112,7 @@ func TestYourControllerOnTheTimeline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ctrl.SetLogger(logr.Discard())
 	mgrCtx, stopMgr := context.WithCancel(ctx)
 	mgrDone := make(chan error, 1)
 	go func() { mgrDone <- mgr.Start(mgrCtx) }()
@@ -135,40 +137,44 @@ func TestYourControllerOnTheTimeline(t *testing.T) {
 		return metav1.ObjectMeta{Name: name, Namespace: "default", Labels: labels}
 	}
 	yes := map[string]string{"traced": "yes"}
+	var timeline string
+	// waitFor waits until the timeline has a line for each of res.
+	waitFor := func(res ...string) {
+		t.Helper()
+		for deadline := time.Now().Add(30 * time.Second); ; {
+			timeline = env.TimelineSince(mark) // waits for the timeline to be quiet
+			var missing []string
+			for _, re := range res {
+				if !regexp.MustCompile(re).MatchString(timeline) {
+					missing = append(missing, re)
+				}
+			}
+			if len(missing) == 0 {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no line matches %s in the lab's timeline:\n%s", strings.Join(missing, "\n  nor "), timeline)
+			}
+		}
+	}
+	if !mgr.GetCache().WaitForCacheSync(ctx) {
+		t.Fatal("the manager's cache did not sync")
+	}
 	create(&corev1.ConfigMap{ObjectMeta: meta("alpha", yes)})
 	create(&corev1.ConfigMap{ObjectMeta: meta("ignored", nil)})
 	create(&corev1.ConfigMap{ObjectMeta: meta("broken", yes), Data: map[string]string{"fail": "terminal"}})
 	create(&corev1.ConfigMap{ObjectMeta: meta("patient", yes), Data: map[string]string{"fail": "later"}})
+	waitFor(
+		// For: its own object; the write of the pass.
+		`traced\s+RECONCILE\s+configmap/alpha\s+CREATE secret/alpha; woken by configmap/alpha created; in `,
+		// Owns: the Secret it made, filed under its controller owner.
+		`traced\s+RECONCILE\s+configmap/alpha\s+CREATE secret/alpha \(refused: AlreadyExists\); woken by secret/alpha created; in `,
+		`traced\s+RECONCILE\s+configmap/broken\s+no change; error: [^\n]*asked to fail \(terminal: not retried\); woken by configmap/broken created; in `,
+		`traced\s+RECONCILE\s+configmap/patient\s+no change; requeue after 1h0m0s; woken by configmap/patient created; in `,
+	)
+	// Watches: the request your handler queued for the Service's event.
 	create(&corev1.Service{ObjectMeta: meta("alpha", yes), Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}})
-
-	want := []*regexp.Regexp{
-		regexp.MustCompile(`traced\s+RECONCILE\s+configmap/alpha\s+CREATE secret/alpha; woken by configmap/alpha created; in `),
-		regexp.MustCompile(`traced\s+RECONCILE\s+configmap/alpha\s+CREATE secret/alpha \(refused: AlreadyExists\); woken by [^\n]*secret/alpha created`),
-		regexp.MustCompile(`traced\s+RECONCILE\s+configmap/alpha\s+[^\n]*woken by [^\n]*service/alpha created`),
-		regexp.MustCompile(`traced\s+RECONCILE\s+configmap/broken\s+no change; error: [^\n]*asked to fail \(terminal: not retried\); woken by configmap/broken created`),
-		regexp.MustCompile(`traced\s+RECONCILE\s+configmap/patient\s+no change; requeue after 1h0m0s; woken by configmap/patient created`),
-	}
-	var timeline string
-	for deadline := time.Now().Add(time.Minute); ; {
-		timeline = env.TimelineSince(mark) // waits for the timeline to be quiet
-		missing := 0
-		for _, re := range want {
-			if !re.MatchString(timeline) {
-				missing++
-			}
-		}
-		if missing == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			for _, re := range want {
-				if !re.MatchString(timeline) {
-					t.Errorf("no line matches %s", re)
-				}
-			}
-			t.Fatalf("the lab's timeline:\n%s", timeline)
-		}
-	}
+	waitFor(`traced\s+RECONCILE\s+configmap/alpha\s+CREATE secret/alpha \(refused: AlreadyExists\); woken by service/alpha created; in `)
 	for _, unwanted := range []string{"configmap/ignored", "untraced"} {
 		if strings.Contains(timeline, unwanted) {
 			t.Errorf("the timeline names %s, which no traced pass reconciled:\n%s", unwanted, timeline)

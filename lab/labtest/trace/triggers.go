@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -14,7 +13,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/crdlab/crdlab/lab/labtest/control"
@@ -36,7 +34,6 @@ const (
 // triggers remembers, for each request, the watch events that queued it:
 // the work queue merges them into one pass, the pass names them.
 type triggers struct {
-	gk     schema.GroupKind // of the reconciled kind (For); empty without For
 	scheme *runtime.Scheme
 
 	mu      sync.Mutex
@@ -44,9 +41,9 @@ type triggers struct {
 	running map[types.NamespacedName][]control.Trigger
 }
 
-func newTriggers(gk schema.GroupKind, scheme *runtime.Scheme) *triggers {
+func newTriggers(scheme *runtime.Scheme) *triggers {
 	return &triggers{
-		gk: gk, scheme: scheme,
+		scheme:  scheme,
 		pending: map[types.NamespacedName][]control.Trigger{},
 		running: map[types.NamespacedName][]control.Trigger{},
 	}
@@ -61,50 +58,6 @@ func change(old, new client.Object) string {
 		return specChanged
 	}
 	return updated
-}
-
-// noting is a predicate that lets every event through and files it, with
-// to, under the requests it queues. Appended after your predicates, it
-// sees only the events they let through.
-func (t *triggers) noting(to func(client.Object) []types.NamespacedName) predicate.Predicate {
-	note := func(obj client.Object, what string) bool {
-		for _, key := range to(obj) {
-			t.note(key, obj, what)
-		}
-		return true
-	}
-	return predicate.Funcs{
-		CreateFunc:  func(e event.CreateEvent) bool { return note(e.Object, created) },
-		UpdateFunc:  func(e event.UpdateEvent) bool { return note(e.ObjectNew, change(e.ObjectOld, e.ObjectNew)) },
-		DeleteFunc:  func(e event.DeleteEvent) bool { return note(e.Object, deleted) },
-		GenericFunc: func(e event.GenericEvent) bool { return note(e.Object, genericEvent) },
-	}
-}
-
-// self files an event of the reconciled kind under its own object, as
-// For's handler queues it.
-func self(obj client.Object) []types.NamespacedName {
-	return []types.NamespacedName{{Namespace: obj.GetNamespace(), Name: obj.GetName()}}
-}
-
-// owners files an event of an owned object under its controller owner of
-// the reconciled kind, or under every owner of that kind, as Owns' handler
-// queues it.
-func (t *triggers) owners(every bool) func(client.Object) []types.NamespacedName {
-	return func(obj client.Object) []types.NamespacedName {
-		var keys []types.NamespacedName
-		for _, ref := range obj.GetOwnerReferences() {
-			if !every && (ref.Controller == nil || !*ref.Controller) {
-				continue
-			}
-			gv, err := schema.ParseGroupVersion(ref.APIVersion)
-			if err != nil || gv.Group != t.gk.Group || ref.Kind != t.gk.Kind {
-				continue
-			}
-			keys = append(keys, types.NamespacedName{Namespace: obj.GetNamespace(), Name: ref.Name})
-		}
-		return keys
-	}
 }
 
 // note files what happened to obj under the request key.
@@ -144,9 +97,12 @@ func (t *triggers) take(req reconcile.Request) []control.Trigger {
 	return got
 }
 
-// handler wraps the handler of a Watches: each request it queues for an
-// event is filed with that event.
+// handler wraps the handler of a watch: each request it queues for an
+// event is filed with that event. Without triggers (no lab), h as it is.
 func (t *triggers) handler(h handler.EventHandler) handler.EventHandler {
+	if t == nil {
+		return h
+	}
 	return notingHandler{inner: h, t: t}
 }
 
