@@ -14,9 +14,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -94,6 +96,19 @@ func TestYourControllerOnTheTimeline(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// With controller-runtime's priority queue, which handlers add to with
+	// a priority.
+	err = ControllerManagedBy(mgr).
+		For(&corev1.ConfigMap{}, builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetName() == "gamma" }))).
+		Named("prioritized").
+		WithOptions(controller.Options{UsePriorityQueue: ptr.To(true)}).
+		Complete(reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
+			return reconcile.Result{}, nil
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+
 	// The same builder on no lab: controller-runtime's, the reconciler as
 	// it is (its passes have no writes to note).
 	plain := make(chan bool, 16)
@@ -164,7 +179,9 @@ func TestYourControllerOnTheTimeline(t *testing.T) {
 	create(&corev1.ConfigMap{ObjectMeta: meta("ignored", nil)})
 	create(&corev1.ConfigMap{ObjectMeta: meta("broken", yes), Data: map[string]string{"fail": "terminal"}})
 	create(&corev1.ConfigMap{ObjectMeta: meta("patient", yes), Data: map[string]string{"fail": "later"}})
+	create(&corev1.ConfigMap{ObjectMeta: meta("gamma", nil)})
 	waitFor(
+		`prioritized\s+RECONCILE\s+configmap/gamma\s+no change; woken by configmap/gamma created; in `,
 		// For: its own object; the write of the pass.
 		`traced\s+RECONCILE\s+configmap/alpha\s+CREATE secret/alpha; woken by configmap/alpha created; in `,
 		// Owns: the Secret it made, filed under its controller owner.
@@ -175,10 +192,10 @@ func TestYourControllerOnTheTimeline(t *testing.T) {
 	// Watches: the request your handler queued for the Service's event.
 	create(&corev1.Service{ObjectMeta: meta("alpha", yes), Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}})
 	waitFor(`traced\s+RECONCILE\s+configmap/alpha\s+CREATE secret/alpha \(refused: AlreadyExists\); woken by service/alpha created; in `)
-	for _, unwanted := range []string{"configmap/ignored", "untraced"} {
-		if strings.Contains(timeline, unwanted) {
-			t.Errorf("the timeline names %s, which no traced pass reconciled:\n%s", unwanted, timeline)
-		}
+	// Your predicate kept configmap/ignored from the controller; the
+	// controller on no lab reported nothing.
+	if re := regexp.MustCompile(`RECONCILE\s+configmap/ignored|untraced\s+RECONCILE`); re.MatchString(timeline) {
+		t.Errorf("the timeline has %q, which no traced pass reconciled:\n%s", re.FindString(timeline), timeline)
 	}
 	select {
 	case wrapped := <-plain:
