@@ -30,7 +30,7 @@ type Builder struct {
 	owns    []owned
 	watches []func(bb *builder.Builder, t *triggers)
 	opts    controller.Options
-	logs    func(*reconcile.Request) logr.Logger
+	again   bool // For was called more than once: the builder's error
 }
 
 type owned struct {
@@ -55,7 +55,8 @@ func (b *Builder) WithLab(stateDir string) *Builder {
 // For is builder.Builder's For: the kind the controller reconciles.
 func (b *Builder) For(obj client.Object, opts ...builder.ForOption) *Builder {
 	if b.forObj != nil {
-		b.watches = append(b.watches, func(bb *builder.Builder, _ *triggers) { bb.For(obj, opts...) }) // the builder's error
+		b.again = true
+		b.watches = append(b.watches, func(bb *builder.Builder, _ *triggers) { bb.For(obj, opts...) })
 		return b
 	}
 	b.forObj, b.forOpts = obj, opts
@@ -98,15 +99,11 @@ func (b *Builder) WithEventFilter(p predicate.Predicate) *Builder {
 // WithOptions is builder.Builder's WithOptions.
 func (b *Builder) WithOptions(opts controller.Options) *Builder {
 	b.opts = opts
-	if b.logs != nil && b.opts.LogConstructor == nil {
-		b.opts.LogConstructor = b.logs
-	}
 	return b
 }
 
 // WithLogConstructor is builder.Builder's WithLogConstructor.
 func (b *Builder) WithLogConstructor(f func(*reconcile.Request) logr.Logger) *Builder {
-	b.logs = f
 	b.opts.LogConstructor = f
 	return b
 }
@@ -129,7 +126,8 @@ func (b *Builder) Complete(r reconcile.Reconciler) error {
 // builder.Builder's alone: r is not wrapped, no watch is changed.
 func (b *Builder) Build(r reconcile.Reconciler) (controller.Controller, error) {
 	d, found := findLab(b.mgr.GetConfig(), b.lab)
-	if !found || b.forObj == nil && len(b.owns) > 0 || !watchable(b.forOpts, b.owns) {
+	// What the builder refuses, it refuses as it is.
+	if !found || b.again || b.forObj == nil && len(b.owns) > 0 || !watchable(b.forOpts, b.owns) {
 		return b.plain().Build(r)
 	}
 	traced, err := b.traced(r, newReporter(d))
