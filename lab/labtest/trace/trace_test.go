@@ -18,6 +18,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -57,6 +58,7 @@ func TestYourControllerOnTheTimeline(t *testing.T) {
 
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme: scheme.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, NewClient: NewClient,
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)}, // go test -count=N: the names repeat
 	})
 	if err != nil {
 		t.Fatal(err)

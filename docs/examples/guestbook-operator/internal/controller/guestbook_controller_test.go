@@ -129,6 +129,12 @@ var _ = Describe("Guestbook controller", func() {
 		}
 		gb := newGuestbook("default", "demo", 1)
 		Eventually(func(g Gomega) int { return running(podsOf(gb)(g)) }).WithTimeout(time.Minute).Should(Equal(1))
+		// The controller has written the Guestbook's status: its pass is on
+		// the timeline too.
+		Eventually(func(g Gomega) int32 {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(gb), gb)).To(Succeed())
+			return gb.Status.ReadyReplicas
+		}).WithTimeout(time.Minute).Should(Equal(int32(1)))
 		Expect(podsOf(gb)(Default)).To(HaveLen(99), "the demonstration fails here on purpose")
 	})
 
