@@ -3,6 +3,7 @@ package trace
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"regexp"
 	"strings"
@@ -55,6 +56,8 @@ func TestYourControllerOnTheTimeline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	mark := env.Mark()
+	failed := &failedTest{}
+	env.PrintTimelineOnFailure(failed)
 
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme: scheme.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, NewClient: NewClient,
@@ -199,6 +202,17 @@ func TestYourControllerOnTheTimeline(t *testing.T) {
 	if re := regexp.MustCompile(`RECONCILE\s+configmap/ignored|untraced\s+RECONCILE`); re.MatchString(timeline) {
 		t.Errorf("the timeline has %q, which no traced pass reconciled:\n%s", re.FindString(timeline), timeline)
 	}
+	// What a failing test prints has the passes too.
+	failed.end()
+	for _, want := range []string{
+		`timeline of the lab during the test`,
+		`traced\s+RECONCILE\s+configmap/alpha\s+CREATE secret/alpha; woken by configmap/alpha created; in `,
+		`traced\s+RECONCILE\s+configmap/alpha\s+CREATE secret/alpha \(refused: AlreadyExists\); woken by service/alpha created; in `,
+	} {
+		if !regexp.MustCompile(want).MatchString(failed.log.String()) {
+			t.Errorf("PrintTimelineOnFailure printed no line matching %s:\n%s", want, failed.log.String())
+		}
+	}
 	select {
 	case wrapped := <-plain:
 		if wrapped {
@@ -230,5 +244,25 @@ func TestSameAddress(t *testing.T) {
 	}
 	if _, found := findLab(nil, t.TempDir()); found {
 		t.Error("findLab found a lab in an empty folder")
+	}
+}
+
+// failedTest is a test that failed, for PrintTimelineOnFailure: what it
+// logs is kept.
+type failedTest struct {
+	cleanups []func()
+	log      strings.Builder
+}
+
+func (f *failedTest) Cleanup(fn func()) { f.cleanups = append(f.cleanups, fn) }
+
+func (f *failedTest) Failed() bool { return true }
+
+func (f *failedTest) Logf(format string, args ...any) { fmt.Fprintf(&f.log, format, args...) }
+
+// end runs the cleanups, as the end of a test does.
+func (f *failedTest) end() {
+	for i := len(f.cleanups) - 1; i >= 0; i-- {
+		f.cleanups[i]()
 	}
 }
