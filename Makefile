@@ -185,11 +185,13 @@ test: test-deps verify-manifests build lint ## Run every test: lint, unit, integ
 	$(MAKE) fuzz FUZZTIME=20000x
 
 # Modules with a go.mod of their own, on their own dependency versions: the
-# module users' suites import, and the example operator project that uses it.
-MODULES ?= lab/labtest docs/examples/guestbook-operator lab/internal/conformance
+# module users' suites import, its controller-runtime wrapper that puts their
+# own controller on the lab's timeline, and the example operator project
+# that uses both.
+MODULES ?= lab/labtest lab/labtest/trace docs/examples/guestbook-operator lab/internal/conformance
 
 .PHONY: test-modules
-test-modules: build ## Test the modules with their own go.mod (lab/labtest, the example operator) against bin/crdlab; the example's download test serves dist/$(VERSION) (make release-check).
+test-modules: build ## Test the modules with their own go.mod (lab/labtest, lab/labtest/trace, the example operator) against bin/crdlab; the example's download test serves dist/$(VERSION) (make release-check).
 	@set -e; for m in $(MODULES); do \
 		echo "== $$m"; \
 		(cd $$m && $(GO) vet ./... && \

@@ -313,6 +313,10 @@ func TestWebUIInABrowser(t *testing.T) {
 	})
 	_ = chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#close`)))
 
+	// A controller of your own, reporting over the control socket as
+	// lab/labtest/trace does, has its lane and its lines.
+	checkYourControllersLane(t, ctx, c.stateDir)
+
 	// A scenario run against this lab shows beside the timeline, and its
 	// namespace is selected while it runs.
 	out := c.mustRun("scenario", "run", "delete-pod")

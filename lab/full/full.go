@@ -37,6 +37,7 @@ type Lab struct {
 	Operators *controllers.Operators
 
 	events  timeline.Broadcast
+	trace   timeline.Sink // the events and Options.Trace
 	stopOps context.CancelFunc
 }
 
@@ -50,6 +51,7 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 		}
 	}()
 	sink := timeline.Tee(&l.events, opts.Trace)
+	l.trace = sink
 	o := opts.Lab
 	o.Events = timeline.Tee(o.Events, sink)
 	if o.Progress == nil {
@@ -125,6 +127,12 @@ func (l *Lab) Events(ctx context.Context, sink timeline.Sink, ready func()) erro
 		}
 	}
 }
+
+// Record adds e to the events only this process sees, as if one of its
+// operators had recorded it: the reconcile passes of a suite's own
+// controller, which its process sends over the control socket
+// (control.RoutePasses), go where the sample operators' passes go.
+func (l *Lab) Record(e timeline.Event) { l.trace.Record(e) }
 
 // Stop stops the operators, then the lab. It is safe on a partly started
 // lab and more than once.

@@ -35,6 +35,11 @@ const (
 	// ExistingClusterEnv set to "true" uses the cluster of $KUBECONFIG
 	// (the variable envtest reads for the same thing).
 	ExistingClusterEnv = "USE_EXISTING_CLUSTER"
+	// LabEnv is set by Start, for this process and the commands it runs,
+	// to the state dir of the lab the Environment runs or attached to, and
+	// unset by Stop: how the labtest/trace module's controller wrapper
+	// finds the lab to put your controller's reconcile passes on.
+	LabEnv = "CRDLAB_LAB"
 )
 
 // Errors of an Environment.
@@ -145,6 +150,9 @@ func (e *Environment) Start() (*rest.Config, error) {
 	if err := installCRDs(ctx, e.Config, crds); err != nil {
 		_ = e.Stop()
 		return nil, err
+	}
+	if e.stateDir != "" {
+		_ = os.Setenv(LabEnv, e.stateDir) // fails only on a name or value with NUL
 	}
 	return e.Config, nil
 }
@@ -365,6 +373,9 @@ func (e *Environment) loadKubeconfig(path string) error {
 // Stop stops a lab of its own and removes its state dir; an attached lab
 // and an existing cluster are left as they are.
 func (e *Environment) Stop() error {
+	if e.stateDir != "" && os.Getenv(LabEnv) == e.stateDir {
+		_ = os.Unsetenv(LabEnv)
+	}
 	var err error
 	if e.child != nil && e.child.Process != nil {
 		_ = e.child.Process.Signal(syscall.SIGTERM)

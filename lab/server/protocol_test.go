@@ -21,8 +21,9 @@ import (
 // fakeLab is a lab of two components and two nodes that records what the
 // control socket asked of it.
 type fakeLab struct {
-	mu    sync.Mutex
-	calls []string
+	mu       sync.Mutex
+	calls    []string
+	recorded chan timeline.Event // what Record was given, if not nil
 }
 
 var errBusy = errors.New("busy resetting")
@@ -80,6 +81,12 @@ var sampleEvent = timeline.Event{
 	Kind: "WebApp", Namespace: "default", Name: "shop", Detail: "reconciled",
 }
 
+func (f *fakeLab) Record(e timeline.Event) {
+	if f.recorded != nil {
+		f.recorded <- e
+	}
+}
+
 func (f *fakeLab) Events(ctx context.Context, sink timeline.Sink, ready func()) error {
 	if ready != nil {
 		ready()
@@ -120,7 +127,7 @@ func TestClientCallsEveryRoute(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(tmp) })
 	d := control.Dir(tmp)
-	lab := &fakeLab{}
+	lab := &fakeLab{recorded: make(chan timeline.Event, 2)}
 	reports := make(chan json.RawMessage, 1)
 	mux, err := newMux(handlers(ctx, lab, func(e json.RawMessage) { reports <- e }))
 	if err != nil {
@@ -224,6 +231,29 @@ func TestClientCallsEveryRoute(t *testing.T) {
 		t.Fatal("no report entry reached the lab")
 	}
 	end()
+
+	// Reconcile passes of a controller in another process: each becomes a
+	// line of the lab's own events, with what it wrote and what woke it.
+	pass := control.Pass{
+		Controller: "guestbook", Kind: "Guestbook", Namespace: "default", Name: "demo",
+		Start: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Duration: 3 * time.Millisecond,
+		Triggers: []control.Trigger{{Kind: "Guestbook", Namespace: "default", Name: "demo", Change: "created"}},
+		Writes:   []control.Write{{Verb: timeline.Create, Kind: "Deployment", Namespace: "default", Name: "demo"}},
+	}
+	if err := c.Passes(ctx, []control.Pass{pass, pass}); err != nil {
+		t.Errorf("Passes: %v", err)
+	}
+	for range 2 {
+		select {
+		case e := <-lab.recorded:
+			if e.Actor != "guestbook" || e.Verb != "RECONCILE" || e.Object() != "guestbook/demo" ||
+				!strings.Contains(e.Detail, "CREATE deployment/demo") || !strings.Contains(e.Detail, "woken by guestbook/demo created") {
+				t.Errorf("the lab recorded %+v for the pass", e)
+			}
+		case <-ctx.Done():
+			t.Fatal("the passes did not reach the lab")
+		}
+	}
 
 	mu.Lock()
 	defer mu.Unlock()

@@ -25,7 +25,7 @@ import (
 
 // controlled is what the control socket serves: a lab's components and
 // nodes, to list, stop and start, its reset, and the events only its
-// process sees (*full.Lab).
+// process sees, to stream and to add to (*full.Lab).
 type controlled interface {
 	Components() []control.Component
 	StopComponent(ctx context.Context, name string) error
@@ -35,6 +35,7 @@ type controlled interface {
 	StartNode(ctx context.Context, name string) error
 	Reset(ctx context.Context, opts control.ResetOptions) error
 	Events(ctx context.Context, sink timeline.Sink, ready func()) error
+	Record(e timeline.Event)
 }
 
 // serveControl serves the control socket of l in d until ctx is done.
@@ -108,6 +109,7 @@ func handlers(ctx context.Context, l controlled, reports func(json.RawMessage)) 
 		control.RouteEvents: func(w http.ResponseWriter, r *http.Request) {
 			streamEvents(ctx, w, r, l)
 		},
+		control.RoutePasses: takePasses(l.Record),
 		control.RouteReports: func(w http.ResponseWriter, r *http.Request) {
 			// One JSON object per line, for as long as the run lasts.
 			dec := json.NewDecoder(r.Body)

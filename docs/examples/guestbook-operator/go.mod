@@ -4,6 +4,7 @@ go 1.25.0
 
 require (
 	github.com/crdlab/crdlab/lab/labtest v0.0.0
+	github.com/crdlab/crdlab/lab/labtest/trace v0.0.0
 	github.com/go-logr/logr v1.4.3
 	github.com/onsi/ginkgo/v2 v2.30.0
 	github.com/onsi/gomega v1.40.0
@@ -73,7 +74,10 @@ require (
 	sigs.k8s.io/yaml v1.6.0 // indirect
 )
 
-// This example lives in crdlab's repository and uses its labtest module from
-// there. In your own project: go get github.com/crdlab/crdlab/lab/labtest
+// This example lives in crdlab's repository and uses its labtest and
+// labtest/trace modules from there. In your own project: go get
+// github.com/crdlab/crdlab/lab/labtest github.com/crdlab/crdlab/lab/labtest/trace
 // and no replace.
 replace github.com/crdlab/crdlab/lab/labtest => ../../../lab/labtest
+
+replace github.com/crdlab/crdlab/lab/labtest/trace => ../../../lab/labtest/trace

@@ -33,5 +33,8 @@
 // timeline events (crdlab's lab/timeline.Event), POST /reports takes a
 // scenario run's report entries (crdlab's scenarios.Entry). The protocol
 // defines the framing; the timeline's and the report's vocabulary evolve
-// with those packages, not with the protocol.
+// with those packages, not with the protocol. POST /passes is the
+// exception: its objects (Pass) come from a module that cannot import
+// crdlab's (the labtest/trace wrapper of a suite's own controller), so
+// the protocol defines them, and the lab turns them into timeline lines.
 package control

@@ -33,6 +33,10 @@ const (
 	// RouteReports takes report entries, one JSON object per line (crdlab's
 	// scenarios.Entry), for as long as the request lasts.
 	RouteReports Route = "POST /reports"
+	// RoutePasses takes reconcile passes of controllers outside the lab's
+	// process, one JSON object per line (Pass), and puts them on the lab's
+	// timeline.
+	RoutePasses Route = "POST /passes"
 )
 
 // Routes returns every route of the control socket: the lab's server
@@ -41,7 +45,7 @@ func Routes() []Route {
 	return []Route{
 		RouteComponents, RouteStopComponent, RouteStartComponent,
 		RouteNodes, RouteStopNode, RouteStartNode,
-		RouteReset, RouteEvents, RouteReports,
+		RouteReset, RouteEvents, RouteReports, RoutePasses,
 	}
 }
 

@@ -13,6 +13,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
+	"github.com/crdlab/crdlab/lab/labtest/trace"
+
 	webappv1 "example.com/guestbook-operator/api/v1"
 )
 
@@ -61,9 +63,12 @@ func (r *GuestbookReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 }
 
 // SetupWithManager runs the controller in mgr: on every Guestbook, and on
-// every change of a Deployment one owns.
+// every change of a Deployment one owns. trace.ControllerManagedBy is
+// ctrl.NewControllerManagedBy that also puts each reconcile pass on the
+// timeline of the crdlab lab mgr talks to, if any (in production, none:
+// it is the plain builder).
 func (r *GuestbookReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).
+	return trace.ControllerManagedBy(mgr).
 		For(&webappv1.Guestbook{}).
 		Owns(&appsv1.Deployment{}).
 		Named("guestbook").

@@ -129,6 +129,12 @@ var _ = Describe("Guestbook controller", func() {
 		}
 		gb := newGuestbook("default", "demo", 1)
 		Eventually(func(g Gomega) int { return running(podsOf(gb)(g)) }).WithTimeout(time.Minute).Should(Equal(1))
+		// The controller has written the Guestbook's status: its pass is on
+		// the timeline too.
+		Eventually(func(g Gomega) int32 {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(gb), gb)).To(Succeed())
+			return gb.Status.ReadyReplicas
+		}).WithTimeout(time.Minute).Should(Equal(int32(1)))
 		Expect(podsOf(gb)(Default)).To(HaveLen(99), "the demonstration fails here on purpose")
 	})
 
@@ -150,5 +156,12 @@ var _ = Describe("Guestbook controller", func() {
 		Expect(string(out)).To(MatchRegexp(`CREATE\s+deployment/demo`))
 		Expect(string(out)).To(MatchRegexp(`replicaset\s+CREATE\s+pod/demo-`))
 		Expect(string(out)).To(MatchRegexp(`scheduler\s+BIND`))
+		// And the suite's own controller, traced (labtest/trace): its passes
+		// on the Guestbook, each with what woke it and what it wrote. (This
+		// suite's manager runs the controller too, on the same lab: both
+		// reconcile the demo, in the same lane.)
+		Expect(string(out)).To(MatchRegexp(`guestbook\s+RECONCILE\s+guestbook/demo\s+CREATE deployment/demo; woken by guestbook/demo created; in `))
+		Expect(string(out)).To(MatchRegexp(`guestbook\s+RECONCILE\s+guestbook/demo\s+[^\n]*STATUS guestbook/demo[^\n]*; woken by `))
+		Expect(string(out)).To(MatchRegexp(`guestbook\s+RECONCILE\s+guestbook/demo\s+[^\n]*; woken by [^\n]*deployment/demo (created|status or metadata updated)`))
 	})
 })

@@ -17,6 +17,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/crdlab/crdlab/lab/labtest"
+	"github.com/crdlab/crdlab/lab/labtest/trace"
 
 	webappv1 "example.com/guestbook-operator/api/v1"
 )
@@ -57,7 +58,9 @@ var _ = BeforeSuite(func() {
 	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme.Scheme})
 	Expect(err).NotTo(HaveOccurred())
 
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: scheme.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
+	// trace.NewClient: the manager's client notes each write of a reconcile
+	// pass, for the pass's line on the lab's timeline.
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: scheme.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, NewClient: trace.NewClient})
 	Expect(err).NotTo(HaveOccurred())
 	Expect((&GuestbookReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme()}).SetupWithManager(mgr)).To(Succeed())
 	go func() {
