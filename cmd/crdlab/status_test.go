@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/crdlab/crdlab/lab/lang"
 	"github.com/crdlab/crdlab/lab/server"
 )
 
@@ -42,7 +43,7 @@ func TestStatusPrintsPSSOnlyWhereReported(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var out bytes.Buffer
-			printProcesses(&out, c.tree)
+			printProcesses(&out, c.tree, lang.EN)
 			if out.String() != c.want {
 				t.Errorf("printed\n%s\nwant\n%s", out.String(), c.want)
 			}
