@@ -1,74 +1,78 @@
 package format
 
 import (
-	"fmt"
 	"strings"
 
+	"github.com/crdlab/crdlab/lab/lang"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // Describe says in a few words what the step does: its name, if it has
-// one.
+// one; in the language of the scenario it belongs to (Scenario.In).
 func (st *Step) Describe() string {
 	if st.Name != "" {
 		return st.Name
 	}
+	l := st.lang
 	switch action, _ := st.Action(); action {
 	case "narrate":
-		return "narrate"
+		return l.Msg("narrate")
 	case "apply":
-		return "apply " + ApplyWhat(st.Apply)
+		return l.Msgf("apply %s", ApplyWhat(st.Apply))
 	case "delete":
-		d := "delete " + RefWhat(&st.Delete.ObjectRef)
-		if st.Delete.Pick == "random" || st.Delete.Pick == "first" {
-			d += " (" + st.Delete.Pick + " one)"
+		what := refWhat(l, &st.Delete.ObjectRef)
+		switch st.Delete.Pick {
+		case "random":
+			return l.Msgf("delete %s (random one)", what)
+		case "first":
+			return l.Msgf("delete %s (first one)", what)
 		}
-		return d
+		return l.Msgf("delete %s", what)
 	case "patch":
-		return "patch " + RefWhat(&st.Patch.ObjectRef)
+		return l.Msgf("patch %s", refWhat(l, &st.Patch.ObjectRef))
 	case "scale":
-		return fmt.Sprintf("scale %s to %d", RefWhat(&st.Scale.ObjectRef), st.Scale.Replicas)
+		return l.Msgf("scale %s to %d", refWhat(l, &st.Scale.ObjectRef), st.Scale.Replicas)
 	case "expect":
 		e := st.Expect
 		switch {
 		case e.Object != nil:
 			ref, _ := RefOf(e.Object)
-			return "expect " + RefWhat(&ref) + " to match"
+			return l.Msgf("expect %s to match", refWhat(l, &ref))
 		case e.Absent:
-			return "expect " + RefWhat(e.Resource) + " to be gone"
+			return l.Msgf("expect %s to be gone", refWhat(l, e.Resource))
 		default:
-			return "expect " + RefWhat(e.Resource) + ": " + e.CEL
+			return l.Msgf("expect %s: %s", refWhat(l, e.Resource), e.CEL)
 		}
 	case "expectError":
 		e := st.ExpectError
 		var what string
 		switch {
 		case e.Apply != nil:
-			what = "apply " + ApplyWhat(e.Apply)
+			what = l.Msgf("apply %s", ApplyWhat(e.Apply))
 		case e.Patch != nil:
-			what = "patch " + RefWhat(&e.Patch.ObjectRef)
+			what = l.Msgf("patch %s", refWhat(l, &e.Patch.ObjectRef))
 		case e.Scale != nil:
-			what = fmt.Sprintf("scale %s to %d", RefWhat(&e.Scale.ObjectRef), e.Scale.Replicas)
+			what = l.Msgf("scale %s to %d", refWhat(l, &e.Scale.ObjectRef), e.Scale.Replicas)
 		case e.Delete != nil:
-			what = "delete " + RefWhat(&e.Delete.ObjectRef)
+			what = l.Msgf("delete %s", refWhat(l, &e.Delete.ObjectRef))
 		case e.Get != nil:
-			what = "get " + RefWhat(e.Get)
+			what = l.Msgf("get %s", refWhat(l, e.Get))
 		}
-		return what + " is refused"
+		return l.Msgf("%s is refused", what)
 	case "lab":
-		l := st.Lab
+		a := st.Lab
 		switch {
-		case l.StopController != "":
-			return "stop controller " + l.StopController
-		case l.StartController != "":
-			return "start controller " + l.StartController
-		case l.StopNode != "":
-			return "stop node " + l.StopNode
+		case a.StopController != "":
+			return l.Msgf("stop controller %s", a.StopController)
+		case a.StartController != "":
+			return l.Msgf("start controller %s", a.StartController)
+		case a.StopNode != "":
+			return l.Msgf("stop node %s", a.StopNode)
 		default:
-			return "start node " + l.StartNode
+			return l.Msgf("start node %s", a.StartNode)
 		}
 	case "wait":
-		return "wait " + st.Wait.String()
+		return l.Msgf("wait %s", st.Wait.String())
 	}
 	return ""
 }
@@ -83,13 +87,15 @@ func ApplyWhat(a *Apply) string {
 }
 
 // RefWhat names the objects a reference selects: pod/web-1, pods app=web.
-func RefWhat(ref *ObjectRef) string {
+func RefWhat(ref *ObjectRef) string { return refWhat(lang.EN, ref) }
+
+func refWhat(l lang.Lang, ref *ObjectRef) string {
 	kind := strings.ToLower(ref.Kind)
 	switch {
 	case ref.Name != "":
 		return kind + "/" + ref.Name
 	case ref.Selector != "":
-		return kind + "s " + ref.Selector
+		return l.Msgf("%ss %s", kind, ref.Selector)
 	}
-	return "every " + kind
+	return l.Msgf("every %s", kind)
 }

@@ -199,7 +199,7 @@ func goType(t string) string {
 	switch {
 	case strings.HasPrefix(t, "[]"):
 		return "a list"
-	case strings.HasPrefix(t, "map["), strings.HasPrefix(t, "scenarios."):
+	case strings.HasPrefix(t, "map["), strings.HasPrefix(t, "scenarios."), strings.HasPrefix(t, "format."):
 		return "a mapping"
 	case strings.HasPrefix(t, "int"):
 		return "an integer"
@@ -216,6 +216,7 @@ var formatTypes = map[string]reflect.Type{
 	"Step": reflect.TypeFor[Step](), "Apply": reflect.TypeFor[Apply](), "ObjectRef": reflect.TypeFor[ObjectRef](),
 	"Delete": reflect.TypeFor[Delete](), "Patch": reflect.TypeFor[Patch](), "Scale": reflect.TypeFor[Scale](),
 	"Expect": reflect.TypeFor[Expect](), "ExpectError": reflect.TypeFor[ExpectError](), "LabAction": reflect.TypeFor[LabAction](),
+	"SpecZH": reflect.TypeFor[SpecZH](), "StepZH": reflect.TypeFor[StepZH](),
 }
 
 func typeWord(name string) string {
@@ -226,6 +227,10 @@ func typeWord(name string) string {
 		return "lab"
 	case "ExpectError":
 		return "expectError"
+	case "SpecZH":
+		return "spec.zh"
+	case "StepZH":
+		return "a step's zh"
 	}
 	return strings.ToLower(name[:1]) + name[1:]
 }
@@ -388,6 +393,16 @@ func (s *Scenario) check(root *yaml.Node) []Problem {
 			add(lineAt(root, "spec", "requires"), "spec.requires: unknown %q (known: controller-manager, scheduler, nodes, operators, aggregated-api)", r)
 		}
 	}
+	if z := s.Spec.ZH; z != nil {
+		for _, f := range []struct {
+			name   string
+			en, zh string
+		}{{"title", s.Spec.Title, z.Title}, {"concept", s.Spec.Concept, z.Concept}, {"explanation", s.Spec.Explanation, z.Explanation}} {
+			if f.zh != "" && f.en == "" {
+				add(lineAt(root, "spec", "zh", f.name), "spec.zh.%s: the Chinese of a text the scenario does not have: give spec.%s too", f.name, f.name)
+			}
+		}
+	}
 	if len(s.Spec.Steps) == 0 && node(root, "spec", "steps") == nil {
 		add(lineAt(root, "spec"), "spec.steps is required: a scenario needs at least one step")
 	}
@@ -437,6 +452,14 @@ func (st *Step) check(readFile func(string) ([]byte, error)) []string {
 		}
 		if fields != 1 {
 			bad("lab: give exactly one of stopController, startController, stopNode, startNode")
+		}
+	}
+	if z := st.ZH; z != nil {
+		if z.Name != "" && st.Name == "" {
+			bad("zh.name: the Chinese of a name the step does not have: give name too")
+		}
+		if z.Narrate != "" && name != "narrate" {
+			bad("zh.narrate: only a narrate step has narration, not %s", name)
 		}
 	}
 	if st.Timeout != nil && name != "expect" && name != "expectError" && !(name == "delete" && st.Delete.Wait) {

@@ -154,6 +154,48 @@ In strings of objects, object references and files that apply steps read,
 ` + "`${NAMESPACE}`" + ` is replaced by the scenario's namespace. Objects without a
 namespace go into the scenario's namespace.
 
+## Text in Chinese
+
+A scenario speaks English and, optionally, Chinese (` + "`crdlab scenario run --lang zh`" + `,
+or a Chinese locale: ` + "`LANG=zh_CN.UTF-8`" + `). Each level that has text a learner
+reads gets an optional ` + "`zh:`" + ` beside it, holding the Chinese versions of that
+level's text fields under the same names:
+
+| where | text fields | its ` + "`zh`" + ` |
+|---|---|---|
+| ` + "`spec`" + ` | ` + "`title`, `concept`, `explanation`" + ` | [SpecZH](#speczh) |
+| a step | ` + "`name`, `narrate`" + ` | [StepZH](#stepzh) |
+
+` + "```yaml" + `
+spec:
+  title: A deleted Pod comes back
+  zh:
+    title: 删掉的 Pod 又回来了
+    concept: "控制器 / 和解循环: 控制器比较期望状态与当前状态，并把两者之间的差距补上"
+  steps:
+  - narrate: |
+      Now delete one of its Pods, picked at random.
+    zh:
+      narrate: |
+        现在随机删掉其中一个 Pod。
+  - name: 3 Pods Running again
+    zh: {name: 又有 3 个 Pod 处于 Running}
+    expect: {resource: {apiVersion: v1, kind: Pod, selector: app=web}, cel: objects.size() == 3}
+` + "```" + `
+
+No other field is read by a learner: ` + "`expectError.message`" + ` is text the
+apiserver's error must contain, so it stays as the apiserver writes it; a
+step without a name is described by crdlab in the learner's language
+(` + "`apply deployment/web`" + `, ` + "`应用 deployment/web`" + `). Keep Kubernetes' identifiers (kinds,
+fields, kubectl commands) in English inside the Chinese text.
+
+A text missing from ` + "`zh`" + ` is shown in English, never empty, so a scenario
+written only in English runs under ` + "`--lang zh`" + ` as it is. Loading stays
+strict: an unknown key inside ` + "`zh`" + ` is an error with its file and line, and so
+is the Chinese of a text the scenario does not have (` + "`zh.name`" + ` without
+` + "`name`" + `, ` + "`zh.narrate`" + ` on a step that is not a narrate step). The built-in
+scenarios have every text in both languages (a test checks it).
+
 `)
 	seen := map[reflect.Type]bool{}
 	var queue []reflect.Type

@@ -3,6 +3,8 @@ package format
 import (
 	"fmt"
 	"time"
+
+	"github.com/crdlab/crdlab/lab/lang"
 )
 
 // APIVersion and Kind of a scenario file.
@@ -39,6 +41,15 @@ type Spec struct {
 	Requires    []string `json:"requires,omitempty" yaml:"requires,omitempty" doc:"What the cluster must run: controller-manager, scheduler, nodes, operators, aggregated-api. Checked against a lab; against another cluster, lab actions are skipped with a note." enum:"controller-manager,scheduler,nodes,operators,aggregated-api"`
 	Timeout     Duration `json:"timeout,omitempty" yaml:"timeout,omitempty" doc:"Default timeout of expect steps (a Go duration: 30s, 1m30s). Default 30s."`
 	Steps       []Step   `json:"steps" yaml:"steps" doc:"The steps, run in order; the first failure ends the scenario."`
+	ZH          *SpecZH  `json:"zh,omitempty" yaml:"zh,omitempty" doc:"The spec's text in Chinese (crdlab --lang zh): title, concept, explanation. A field left out is shown in English."`
+}
+
+// SpecZH is a spec's text in Chinese: the fields a learner reads, with the
+// names they have in the spec.
+type SpecZH struct {
+	Title       string `json:"title,omitempty" yaml:"title,omitempty" doc:"spec.title in Chinese."`
+	Concept     string `json:"concept,omitempty" yaml:"concept,omitempty" doc:"spec.concept in Chinese."`
+	Explanation string `json:"explanation,omitempty" yaml:"explanation,omitempty" doc:"spec.explanation in Chinese."`
 }
 
 // Step is one step: exactly one of its actions is set.
@@ -55,6 +66,18 @@ type Step struct {
 	ExpectError *ExpectError `json:"expectError,omitempty" yaml:"expectError,omitempty" doc:"A write that must be refused." action:"true"`
 	Lab         *LabAction   `json:"lab,omitempty" yaml:"lab,omitempty" doc:"Act on the lab itself: stop or start a controller or a simulated node." action:"true"`
 	Wait        *Duration    `json:"wait,omitempty" yaml:"wait,omitempty" doc:"Pause for a duration (a Go duration: 2s)." action:"true"`
+
+	ZH *StepZH `json:"zh,omitempty" yaml:"zh,omitempty" doc:"The step's text in Chinese (crdlab --lang zh): name, narrate. A field left out is shown in English."`
+
+	// The language the step is described in (Scenario.In).
+	lang lang.Lang
+}
+
+// StepZH is a step's text in Chinese: the fields a learner reads, with the
+// names they have in the step.
+type StepZH struct {
+	Name    string `json:"name,omitempty" yaml:"name,omitempty" doc:"name in Chinese."`
+	Narrate string `json:"narrate,omitempty" yaml:"narrate,omitempty" doc:"narrate in Chinese (a narrate step only)."`
 }
 
 // Apply creates or updates objects.

@@ -1,0 +1,77 @@
+package format
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/crdlab/crdlab/lab/lang"
+)
+
+// In returns the scenario as a learner of the language reads it: a copy
+// whose title, concept, explanation, step names and narration are those of
+// the language where the scenario has them, and English where it does not
+// (never empty). Its steps describe themselves in the language. In(EN)
+// returns the scenario as written.
+func (s *Scenario) In(l lang.Lang) *Scenario {
+	if l != lang.ZH {
+		return s
+	}
+	out := *s
+	out.Spec.Steps = make([]Step, len(s.Spec.Steps))
+	copy(out.Spec.Steps, s.Spec.Steps)
+	if z := s.Spec.ZH; z != nil {
+		pick(&out.Spec.Title, z.Title)
+		pick(&out.Spec.Concept, z.Concept)
+		pick(&out.Spec.Explanation, z.Explanation)
+	}
+	for i := range out.Spec.Steps {
+		st := &out.Spec.Steps[i]
+		st.lang = l
+		if z := st.ZH; z != nil {
+			pick(&st.Name, z.Name)
+			pick(&st.Narrate, z.Narrate)
+		}
+	}
+	return &out
+}
+
+func pick(en *string, other string) {
+	if strings.TrimSpace(other) != "" {
+		*en = other
+	}
+}
+
+// Untranslated lists the learner-facing texts of the scenario that have no
+// version in the language, by their path (spec.zh.title,
+// spec.steps[3].zh.narrate); nil when every one has.
+func (s *Scenario) Untranslated(l lang.Lang) []string {
+	if l != lang.ZH {
+		return nil
+	}
+	var out []string
+	z := s.Spec.ZH
+	if z == nil {
+		z = &SpecZH{}
+	}
+	for _, f := range []struct{ name, en, zh string }{
+		{"title", s.Spec.Title, z.Title}, {"concept", s.Spec.Concept, z.Concept}, {"explanation", s.Spec.Explanation, z.Explanation},
+	} {
+		if strings.TrimSpace(f.en) != "" && strings.TrimSpace(f.zh) == "" {
+			out = append(out, "spec.zh."+f.name)
+		}
+	}
+	for i := range s.Spec.Steps {
+		st := &s.Spec.Steps[i]
+		sz := st.ZH
+		if sz == nil {
+			sz = &StepZH{}
+		}
+		if st.Name != "" && strings.TrimSpace(sz.Name) == "" {
+			out = append(out, fmt.Sprintf("spec.steps[%d].zh.name", i))
+		}
+		if st.Narrate != "" && strings.TrimSpace(sz.Narrate) == "" {
+			out = append(out, fmt.Sprintf("spec.steps[%d].zh.narrate", i))
+		}
+	}
+	return out
+}
