@@ -49,4 +49,6 @@ var (
 	JSONSchema = format.JSONSchema
 	// FormatReference returns the format's reference in Markdown.
 	FormatReference = format.FormatReference
+	// Columns is how many columns a text takes on a terminal.
+	Columns = format.Columns
 )

@@ -94,5 +94,12 @@ func Load(arg string) (*Scenario, error) {
 	if _, err := os.Stat(arg); err == nil {
 		return format.LoadFile(arg)
 	}
-	return nil, fmt.Errorf("no scenario %q: built-in scenarios are %s; or give a file", arg, strings.Join(Names(), ", "))
+	return nil, &NotFoundError{Name: arg}
+}
+
+// NotFoundError: Load found no built-in scenario and no file of the name.
+type NotFoundError struct{ Name string }
+
+func (e *NotFoundError) Error() string {
+	return fmt.Sprintf("no scenario %q: built-in scenarios are %s; or give a file", e.Name, strings.Join(Names(), ", "))
 }

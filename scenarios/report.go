@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/crdlab/crdlab/lab/lang"
 	"github.com/crdlab/crdlab/lab/timeline"
 	"github.com/crdlab/crdlab/scenarios/format"
 )
@@ -19,8 +20,13 @@ import (
 // TextListener prints a scenario's report for people: the narration, each
 // step and how it went, the timeline of every change with its actor, and
 // the explanation at the end. Colour on a terminal, plain otherwise.
-func TextListener(out io.Writer) Listener {
-	p := &textPrinter{out: out}
+func TextListener(out io.Writer) Listener { return TextListenerIn(out, lang.EN) }
+
+// TextListenerIn is TextListener in a language: its own words (PASS, What
+// happened...) and the timeline's actors (with a Chinese gloss) are in l;
+// the scenario's text is in the language Options.Lang gave the run.
+func TextListenerIn(out io.Writer, l lang.Lang) Listener {
+	p := &textPrinter{out: out, lang: l}
 	if f, ok := out.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		p.color = true
 	}
@@ -32,6 +38,7 @@ type textPrinter struct {
 	out   io.Writer
 	color bool
 	tl    *timeline.Printer
+	lang  lang.Lang
 }
 
 const (
@@ -58,11 +65,12 @@ func (p *textPrinter) print(e Entry) {
 	case "scenario":
 		p.tl = timeline.NewPrinter(w) // times relative to the scenario's start
 		p.tl.Namespace = e.Namespace
+		p.tl.ActorName = p.lang.Actor
 		fmt.Fprintf(w, "%s %s\n", p.paint(bold, "▶ "+e.Scenario), p.paint(bold, "— "+e.Title))
 		if e.Text != "" {
-			fmt.Fprintf(w, "  concept:   %s\n", e.Text)
+			fmt.Fprint(w, p.lang.Msgf("  concept:   %s\n", e.Text))
 		}
-		fmt.Fprintf(w, "  namespace: %s\n", e.Namespace)
+		fmt.Fprint(w, p.lang.Msgf("  namespace: %s\n", e.Namespace))
 	case "narrate":
 		fmt.Fprintln(w)
 		for _, line := range format.Wrap(e.Text, 76) {
@@ -98,15 +106,15 @@ func (p *textPrinter) print(e Entry) {
 		fmt.Fprintln(w)
 		switch e.Status {
 		case Passed:
-			fmt.Fprintf(w, "%s %s (%.1fs)\n", p.paint(green+bold, "PASS"), e.Scenario, e.Seconds)
+			fmt.Fprintf(w, "%s %s (%.1fs)\n", p.paint(green+bold, p.lang.Msg("PASS")), e.Scenario, e.Seconds)
 		case Skipped:
-			fmt.Fprintf(w, "%s %s: %s\n", p.paint(bold, "SKIP"), e.Scenario, e.Text)
+			fmt.Fprintf(w, "%s %s: %s\n", p.paint(bold, p.lang.Msg("SKIP")), e.Scenario, e.Text)
 		default:
-			fmt.Fprintf(w, "%s %s: %s (%.1fs)\n", p.paint(red+bold, "FAIL"), e.Scenario, e.Text, e.Seconds)
+			fmt.Fprintf(w, "%s %s: %s (%.1fs)\n", p.paint(red+bold, p.lang.Msg("FAIL")), e.Scenario, e.Text, e.Seconds)
 		}
 		if e.Description != "" && e.Status == Passed {
 			fmt.Fprintln(w)
-			fmt.Fprintln(w, p.paint(bold, "What happened"))
+			fmt.Fprintln(w, p.paint(bold, p.lang.Msg("What happened")))
 			for _, line := range format.Wrap(e.Description, 76) {
 				fmt.Fprintln(w, "  "+line)
 			}

@@ -39,6 +39,7 @@ const (
 // cancelled. The error is for a run that could not start; a failed
 // expectation is in the result.
 func Run(ctx context.Context, s *Scenario, target Target, opts Options) (*Result, error) {
+	s = s.In(opts.Lang)
 	r, err := newRunner(s, target, opts)
 	if err != nil {
 		return nil, err
@@ -120,7 +121,7 @@ func (r *runner) run(ctx context.Context) *Result {
 	}}
 	u, err := r.dyn.Resource(corev1.SchemeGroupVersion.WithResource("namespaces")).Create(ctx, u, metav1.CreateOptions{FieldManager: FieldManager})
 	if err != nil {
-		res.Status, res.Message = Failed, "unable to create the scenario's namespace: "+err.Error()
+		res.Status, res.Message = Failed, r.opts.Lang.Msgf("unable to create the scenario's namespace: %v", err)
 		return finish()
 	}
 	r.ns, res.Namespace = u.GetName(), u.GetName()
@@ -172,15 +173,15 @@ func (r *runner) steps(ctx context.Context, res *Result) {
 		switch {
 		case errors.Is(err, errSkip):
 			sr.Status, sr.Message = Skipped, note
-			skipRest = "skipped: an earlier lab step was skipped (" + note + ")"
+			skipRest = r.opts.Lang.Msgf("skipped: an earlier lab step was skipped (%s)", note)
 			res.Status, res.Message = Skipped, note
 		case err != nil:
 			sr.Status, sr.Message = Failed, err.Error()
 			if ctx.Err() != nil {
-				sr.Message = "interrupted: " + ctx.Err().Error()
+				sr.Message = r.opts.Lang.Msgf("interrupted: %v", ctx.Err())
 			}
-			res.Status, res.Message = Failed, fmt.Sprintf("step %d (%s) failed", i+1, sr.Description)
-			skipRest = "skipped: step " + fmt.Sprint(i+1) + " failed"
+			res.Status, res.Message = Failed, r.opts.Lang.Msgf("step %d (%s) failed", i+1, sr.Description)
+			skipRest = r.opts.Lang.Msgf("skipped: step %d failed", i+1)
 		default:
 			sr.Status, sr.Message = Passed, note
 		}
@@ -202,9 +203,9 @@ func (r *runner) startTimeline(ctx, wctx context.Context) {
 		select {
 		case <-open:
 		case err := <-failed:
-			r.note(fmt.Sprintf("the lab's own events (reconcile passes, aggregated API requests) are not shown: %v", err))
+			r.note(r.opts.Lang.Msgf("the lab's own events (reconcile passes, aggregated API requests) are not shown: %v", err))
 		case <-time.After(eventsOpenTimeout):
-			r.note(fmt.Sprintf("the lab's event stream did not open within %s: the first reconcile passes may be missing", eventsOpenTimeout))
+			r.note(r.opts.Lang.Msgf("the lab's event stream did not open within %s: the first reconcile passes may be missing", eventsOpenTimeout))
 		case <-ctx.Done():
 		}
 	}
@@ -218,10 +219,10 @@ func (r *runner) startTimeline(ctx, wctx context.Context) {
 	case <-synced:
 	case err := <-failed:
 		if err != nil && ctx.Err() == nil {
-			r.note(fmt.Sprintf("no timeline: %v", err))
+			r.note(r.opts.Lang.Msgf("no timeline: %v", err))
 		}
 	case <-time.After(syncTimeout):
-		r.note(fmt.Sprintf("the timeline's watches did not sync within %s: the first changes may be missing", syncTimeout))
+		r.note(r.opts.Lang.Msgf("the timeline's watches did not sync within %s: the first changes may be missing", syncTimeout))
 	case <-ctx.Done():
 	}
 }
@@ -241,7 +242,7 @@ func (r *runner) drain(ctx context.Context) {
 		case <-quiet.C:
 			return
 		case <-deadline.C:
-			r.note(fmt.Sprintf("the cluster was still busy %s after the last step: later changes are not shown", drainTimeout))
+			r.note(r.opts.Lang.Msgf("the cluster was still busy %s after the last step: later changes are not shown", drainTimeout))
 			return
 		case <-ctx.Done():
 			return
@@ -256,7 +257,7 @@ func (r *runner) missing(ctx context.Context) string {
 	}
 	comps, err := r.target.Lab.Components(ctx)
 	if err != nil {
-		return "unable to ask the lab what it runs: " + err.Error()
+		return r.opts.Lang.Msgf("unable to ask the lab what it runs: %v", err)
 	}
 	has := map[string]bool{}
 	for _, c := range comps {
@@ -274,7 +275,7 @@ func (r *runner) missing(ctx context.Context) string {
 	if len(out) == 0 {
 		return ""
 	}
-	return "this lab does not run " + strings.Join(out, ", ") + " (started with --components or --no-samples?), which the scenario needs"
+	return r.opts.Lang.Msgf("this lab does not run %s (started with --components or --no-samples?), which the scenario needs", strings.Join(out, ", "))
 }
 
 // record is the timeline sink: it keeps what happens in the scenario's

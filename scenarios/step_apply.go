@@ -59,7 +59,7 @@ func (a applyOp) run(ctx context.Context, r *runner, timeout time.Duration) (str
 		}
 		done = append(done, strings.ToLower(got.GetKind())+"/"+got.GetName())
 	}
-	return "applied " + strings.Join(done, ", "), nil
+	return r.opts.Lang.Msgf("applied %s", strings.Join(done, ", ")), nil
 }
 
 // objects returns the objects of an apply step, with the scenario's

@@ -36,9 +36,9 @@ func (op expectOp) run(ctx context.Context, r *runner, timeout time.Duration) (s
 		defer cancel()
 		ok, describe := r.checkOnce(lastCtx, e)
 		if ok {
-			return "held only after its timeout of " + timeout.String(), nil
+			return r.opts.Lang.Msgf("held only after its timeout of %s", timeout), nil
 		}
-		return "", fmt.Errorf("not true within %s: %w", timeout, describe())
+		return "", fmt.Errorf(r.opts.Lang.Msg("not true within %s: %w"), timeout, describe())
 	}
 	return "", nil
 }

@@ -32,7 +32,7 @@ func (e expectErrorOp) run(ctx context.Context, r *runner, _ time.Duration) (str
 		err = r.read(ctx, e.Get)
 	}
 	if err == nil {
-		return "", errors.New("accepted; want a refusal")
+		return "", errors.New(r.opts.Lang.Msg("accepted; want a refusal"))
 	}
 	code := 0
 	var status apierrors.APIStatus
@@ -46,9 +46,9 @@ func (e expectErrorOp) run(ctx context.Context, r *runner, _ time.Duration) (str
 		return "", fmt.Errorf("refused, but the message does not contain %q:\n%w", e.Message, err)
 	}
 	if code != 0 {
-		return fmt.Sprintf("refused (%d %s): %v", code, apierrors.ReasonForError(err), err), nil
+		return r.opts.Lang.Msgf("refused (%d %s): %v", code, apierrors.ReasonForError(err), err), nil
 	}
-	return "refused: " + err.Error(), nil
+	return r.opts.Lang.Msgf("refused: %v", err), nil
 }
 
 // read gets or lists what ref selects, and returns only the error.

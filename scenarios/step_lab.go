@@ -14,7 +14,7 @@ type labOp struct{ *LabAction }
 func (l labOp) run(ctx context.Context, r *runner, _ time.Duration) (string, error) {
 	lb := r.target.Lab
 	if lb == nil {
-		return "a lab action, and this cluster is not a crdlab lab", errSkip
+		return r.opts.Lang.Msg("a lab action, and this cluster is not a crdlab lab"), errSkip
 	}
 	switch {
 	case l.StopController != "":
@@ -23,9 +23,9 @@ func (l labOp) run(ctx context.Context, r *runner, _ time.Duration) (string, err
 			return "", err
 		}
 		r.undo(func(ctx context.Context) error { return lb.StartComponent(ctx, name) })
-		return name + " stopped", nil
+		return r.opts.Lang.Msgf("%s stopped", name), nil
 	case l.StartController != "":
-		return l.StartController + " started", lb.StartComponent(ctx, l.StartController)
+		return r.opts.Lang.Msgf("%s started", l.StartController), lb.StartComponent(ctx, l.StartController)
 	case l.StopNode != "":
 		name := l.StopNode
 		r.watchNodes()
@@ -33,8 +33,8 @@ func (l labOp) run(ctx context.Context, r *runner, _ time.Duration) (string, err
 			return "", err
 		}
 		r.undo(func(ctx context.Context) error { return lb.StartNode(ctx, name) })
-		return "node " + name + " stopped", nil
+		return r.opts.Lang.Msgf("node %s stopped", name), nil
 	default:
-		return "node " + l.StartNode + " started", lb.StartNode(ctx, l.StartNode)
+		return r.opts.Lang.Msgf("node %s started", l.StartNode), lb.StartNode(ctx, l.StartNode)
 	}
 }

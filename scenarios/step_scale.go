@@ -19,5 +19,5 @@ func (s scaleOp) run(ctx context.Context, r *runner, _ time.Duration) (string, e
 	if err := r.patch(ctx, &s.ObjectRef, types.MergePatchType, []byte(body), "scale"); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("scaled %s to %d", format.RefWhat(&s.ObjectRef), s.Replicas), nil
+	return r.opts.Lang.Msgf("scaled %s to %d", format.RefWhat(&s.ObjectRef), s.Replicas), nil
 }

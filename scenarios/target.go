@@ -8,6 +8,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/crdlab/crdlab/lab/labtest/control"
+	"github.com/crdlab/crdlab/lab/lang"
 	"github.com/crdlab/crdlab/lab/timeline"
 )
 
@@ -103,6 +104,10 @@ type Options struct {
 	// happens, with its actor (default true through Run's callers: the CLI
 	// and RunAll turn it on).
 	Timeline bool
+	// Lang is the language of the report: the scenario's text (its zh
+	// texts, or English where it has none) and the runner's own words.
+	// "": English.
+	Lang lang.Lang
 }
 
 // Result is how a scenario went.

@@ -51,10 +51,11 @@ func runDetached(ctx context.Context, out io.Writer, f *upFlags) error {
 	if err != nil {
 		return fmt.Errorf("unable to start the lab in the background: %w", err)
 	}
-	fmt.Fprintf(out, "starting a lab in the background (pid %d, log %s)\n", cmd.Process.Pid, logPath)
+	l := f.language()
+	fmt.Fprint(out, l.Msgf("starting a lab in the background (pid %d, log %s)\n", cmd.Process.Pid, logPath))
 	select {
 	case _ = <-exited: // its log says why, better than its exit status
-		return fmt.Errorf("the lab stopped before it was ready: %s", lastErrorLine(logPath))
+		return fmt.Errorf(l.Msg("the lab stopped before it was ready: %s"), lastErrorLine(logPath))
 	case <-ctx.Done():
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		_ = <-exited // stopped as asked: how it ended says nothing more
@@ -68,9 +69,10 @@ func runDetached(ctx context.Context, out io.Writer, f *upFlags) error {
 	if st.PID != cmd.Process.Pid {
 		return fmt.Errorf("the lab (pid %d) said it was ready, but %s names pid %d", cmd.Process.Pid, sd.StatusFile(), st.PID)
 	}
-	fmt.Fprintf(out, "lab ready in %.1fs\n", st.ReadyAt.Sub(st.StartedAt).Seconds())
-	server.PrintWhere(out, st, sd.UIURL(st))
-	fmt.Fprintln(out, "\nStop it with: crdlab down")
+	fmt.Fprint(out, l.Msgf("lab ready in %.1fs\n", st.ReadyAt.Sub(st.StartedAt).Seconds()))
+	server.PrintWhere(out, l, st, sd.UIURL(st))
+	fmt.Fprintln(out)
+	fmt.Fprintln(out, l.Msg("Stop it with: crdlab down"))
 	return nil
 }
 

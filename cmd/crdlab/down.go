@@ -22,10 +22,11 @@ was started with --data-dir.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "lab stopped (pid %d, %s)\n", st.PID, st.Endpoint)
+			fmt.Fprint(cmd.OutOrStdout(), g.language().Msgf("lab stopped (pid %d, %s)\n", st.PID, st.Endpoint))
 			return nil
 		},
 	}
+	g.addLangFlag(cmd, false)
 	cmd.Flags().DurationVar(&timeout, "timeout", time.Minute, "how long to wait before killing the lab")
 	return cmd
 }

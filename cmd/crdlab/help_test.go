@@ -7,6 +7,7 @@ import (
 )
 
 func TestHelpGolden(t *testing.T) {
+	t.Setenv("LC_ALL", "C") // English, whatever the machine's locale
 	t.Setenv("HOME", "/home/you")
 	t.Setenv("CRDLAB_STATE_DIR", "")
 	for _, args := range [][]string{
@@ -44,11 +45,18 @@ func TestHelpGolden(t *testing.T) {
 	}
 }
 
-// The scenario list and an explanation are part of the CLI's output too.
+// The scenario list and an explanation are part of the CLI's output too,
+// in English and in Chinese (--lang zh, or a Chinese locale).
 func TestScenarioListAndExplainGolden(t *testing.T) {
+	t.Setenv("LC_ALL", "C")
 	for name, args := range map[string][]string{
-		"scenario-list":               {"scenario", "list"},
-		"scenario-explain-delete-pod": {"scenario", "explain", "delete-pod"},
+		"scenario-list":                  {"scenario", "list"},
+		"scenario-explain-delete-pod":    {"scenario", "explain", "delete-pod"},
+		"scenario-list-zh":               {"scenario", "list", "--lang", "zh"},
+		"scenario-explain-delete-pod-zh": {"scenario", "explain", "delete-pod", "--lang", "zh"},
+		// A scenario with no Chinese text reads in English, the runner's
+		// words in Chinese.
+		"scenario-explain-english-only-zh": {"scenario", "explain", "../../scenarios/testdata/zh/english-only.yaml", "--lang", "zh"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var out bytes.Buffer

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/signal"
 	"strconv"
@@ -18,7 +17,7 @@ func main() {
 func run(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cmd := newRootCommand()
+	cmd, g := newRoot()
 	cmd.SetArgs(args)
 	err := cmd.ExecuteContext(ctx)
 	var code exitCode
@@ -28,7 +27,7 @@ func run(args []string) int {
 	case errors.As(err, &code):
 		return int(code)
 	default:
-		fmt.Fprintln(cmd.ErrOrStderr(), "Error:", err)
+		printError(cmd, g, err)
 		return 1
 	}
 }

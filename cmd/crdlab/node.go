@@ -27,6 +27,7 @@ Starting it again makes it Ready, and its kubelet finishes what was left.`,
   crdlab kubectl get nodes,pods -o wide -w
   crdlab node start lab-node-2`,
 	}
+	g.addLangFlag(cmd, true)
 	cmd.AddCommand(
 		&cobra.Command{
 			Use:   "list",
@@ -42,11 +43,12 @@ Starting it again makes it Ready, and its kubelet finishes what was left.`,
 					return err
 				}
 				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 3, ' ', 0)
+				l := g.language()
 				fmt.Fprintln(tw, "NAME\tKUBELET")
 				for _, n := range nodes {
-					state := "running"
+					state := l.Msg("running")
 					if !n.Running {
-						state = "stopped"
+						state = l.Msg("stopped")
 					}
 					fmt.Fprintf(tw, "%s\t%s\n", n.Name, state)
 				}
@@ -72,7 +74,12 @@ func nodeAction(g *globalFlags, verb, short string, act func(*control.Client, co
 			if err := act(c, cmd.Context(), args[0]); err != nil {
 				return fmt.Errorf("node %s: %w", args[0], err)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "node %s: kubelet %sed\n", args[0], map[string]string{"stop": "stopp", "start": "start"}[verb])
+			l := g.language()
+			done := l.Msgf("node %s: kubelet started\n", args[0])
+			if verb == "stop" {
+				done = l.Msgf("node %s: kubelet stopped\n", args[0])
+			}
+			fmt.Fprint(cmd.OutOrStdout(), done)
 			return nil
 		},
 	}

@@ -44,10 +44,11 @@ restoring an etcd snapshot.`,
 			if err := c.Reset(cmd.Context(), opts); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "lab reset in %dms\n", time.Since(started).Milliseconds())
+			fmt.Fprint(cmd.OutOrStdout(), g.language().Msgf("lab reset in %dms\n", time.Since(started).Milliseconds()))
 			return nil
 		},
 	}
+	g.addLangFlag(cmd, false)
 	cmd.Flags().BoolVar(&opts.RemoveCRDs, "remove-crds", false, "also remove the CustomResourceDefinitions installed since the lab started")
 	return cmd
 }

@@ -19,6 +19,7 @@ import (
 type globalFlags struct {
 	stateDir  string
 	verbosity int
+	lang      langFlag // --lang, on the commands that speak to a learner
 }
 
 func (g *globalFlags) state() control.Dir { return control.Dir(g.stateDir) }
@@ -62,6 +63,12 @@ func defaultStateDir() string {
 }
 
 func newRootCommand() *cobra.Command {
+	cmd, _ := newRoot()
+	return cmd
+}
+
+// newRoot returns the root command and the flags its commands share.
+func newRoot() (*cobra.Command, *globalFlags) {
 	// Kubernetes' version flag package registers --version on pflag's global
 	// flag set, which cobra adds to every root command; it would print the
 	// components' build version, not crdlab's. 'crdlab version' is the way.
@@ -94,5 +101,5 @@ Start with 'crdlab up', then use kubectl against the printed kubeconfig.`,
 		newEnvtestCommand(),
 		newVersionCommand(),
 	)
-	return cmd
+	return cmd, g
 }

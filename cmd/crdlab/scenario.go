@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,6 +15,7 @@ import (
 	"github.com/crdlab/crdlab/lab"
 	"github.com/crdlab/crdlab/lab/full"
 	"github.com/crdlab/crdlab/lab/labtest/control"
+	"github.com/crdlab/crdlab/lab/lang"
 	"github.com/crdlab/crdlab/scenarios"
 )
 
@@ -32,18 +32,28 @@ an operator...). Each runs in a namespace of its own and cleans up after
 itself, also when it fails or is interrupted.
 
 crdlab has built-in scenarios ('crdlab scenario list'); yours are YAML files
-in the same format (docs/scenario-format.md, docs/scenario.schema.json).`,
+in the same format (docs/scenario-format.md, docs/scenario.schema.json).
+
+--lang zh (or a Chinese locale: LANG=zh_CN.UTF-8) shows the scenarios in
+Chinese: their titles, narration, step names and explanations (English
+where a scenario has no Chinese text), the runner's own words, and the
+timeline's actors with a gloss (replicaset (副本集控制器)); Kubernetes'
+words (verbs, kinds, fields) stay as they are. Run against 'crdlab up',
+a scenario speaks the lab's language unless --lang or the locale says
+otherwise. docs/zh is the guide in Chinese.`,
 		Example: `  crdlab scenario list
   crdlab scenario explain delete-pod
   crdlab scenario run delete-pod
   crdlab scenario run --all --junit report.xml
-  crdlab scenario lint my-scenario.yaml`,
+  crdlab scenario lint my-scenario.yaml
+  crdlab scenario run delete-pod --lang zh`,
 	}
-	cmd.AddCommand(newScenarioListCommand(), newScenarioExplainCommand(), newScenarioRunCommand(g), newScenarioLintCommand())
+	g.addLangFlag(cmd, true)
+	cmd.AddCommand(newScenarioListCommand(g), newScenarioExplainCommand(g), newScenarioRunCommand(g), newScenarioLintCommand())
 	return cmd
 }
 
-func newScenarioListCommand() *cobra.Command {
+func newScenarioListCommand(g *globalFlags) *cobra.Command {
 	return &cobra.Command{
 		Use:   "list",
 		Short: "List the built-in scenarios",
@@ -53,21 +63,33 @@ func newScenarioListCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 3, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tTITLE\tNEEDS")
+			l := g.language()
+			rows := [][3]string{{"NAME", "TITLE", "NEEDS"}}
 			for _, s := range all {
+				s = s.In(l)
 				needs := strings.Join(s.Spec.Requires, ",")
 				if needs == "" {
-					needs = "any cluster"
+					needs = l.Msg("any cluster")
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Metadata.Name, s.Spec.Title, needs)
+				rows = append(rows, [3]string{s.Metadata.Name, s.Spec.Title, needs})
 			}
-			return tw.Flush()
+			// Columns padded by their width on a terminal, where a Chinese
+			// character takes two (text/tabwriter counts one).
+			var width [2]int
+			for _, r := range rows {
+				width[0], width[1] = max(width[0], scenarios.Columns(r[0])), max(width[1], scenarios.Columns(r[1]))
+			}
+			out := cmd.OutOrStdout()
+			for _, r := range rows {
+				fmt.Fprintf(out, "%s%s%s%s%s\n", r[0], strings.Repeat(" ", width[0]-scenarios.Columns(r[0])+3),
+					r[1], strings.Repeat(" ", width[1]-scenarios.Columns(r[1])+3), r[2])
+			}
+			return nil
 		},
 	}
 }
 
-func newScenarioExplainCommand() *cobra.Command {
+func newScenarioExplainCommand(g *globalFlags) *cobra.Command {
 	return &cobra.Command{
 		Use:   "explain NAME|FILE",
 		Short: "Show what a scenario shows, its steps, and its explanation",
@@ -77,7 +99,7 @@ func newScenarioExplainCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			scenarios.Explain(cmd.OutOrStdout(), s)
+			scenarios.Explain(cmd.OutOrStdout(), s.In(g.language()))
 			return nil
 		},
 	}
@@ -157,10 +179,16 @@ func runScenarios(ctx context.Context, out, errOut io.Writer, g *globalFlags, f 
 	if f.output != "text" && f.output != "json" {
 		return fmt.Errorf("--output %q: want text or json", f.output)
 	}
+	// The language: --lang, the locale, or the running lab's.
+	labLang := lang.EN
+	if st, err := g.state().Status(); err == nil && f.kubeconfig == "" && st.Lang != "" {
+		labLang = lang.Lang(st.Lang)
+	}
+	l := g.languageOr(labLang)
 	var list []*scenarios.Scenario
 	switch {
 	case f.all && len(args) > 0:
-		return errors.New("give scenario names or --all, not both")
+		return errors.New(l.Msg("give scenario names or --all, not both"))
 	case f.all:
 		all, err := scenarios.Builtin()
 		if err != nil {
@@ -168,7 +196,7 @@ func runScenarios(ctx context.Context, out, errOut io.Writer, g *globalFlags, f 
 		}
 		list = all
 	case len(args) == 0:
-		return fmt.Errorf("which scenario? give a name (%s), a file, or --all", strings.Join(scenarios.Names(), ", "))
+		return fmt.Errorf(l.Msg("which scenario? give a name (%s), a file, or --all"), strings.Join(scenarios.Names(), ", "))
 	}
 	for _, a := range args {
 		s, err := scenarios.Load(a)
@@ -186,13 +214,13 @@ func runScenarios(ctx context.Context, out, errOut io.Writer, g *globalFlags, f 
 		defer junit.Close()
 	}
 
-	listener := scenarios.TextListener(out)
+	listener := scenarios.TextListenerIn(out, l)
 	if f.output == "json" {
 		listener = scenarios.JSONListener(out)
 	}
 	say := func(format string, args ...any) {
 		if f.output == "text" {
-			fmt.Fprintf(out, format+"\n", args...)
+			fmt.Fprintln(out, l.Msgf(format, args...))
 		}
 	}
 
@@ -222,7 +250,7 @@ func runScenarios(ctx context.Context, out, errOut io.Writer, g *globalFlags, f 
 		if ctx.Err() != nil {
 			break
 		}
-		res, err := scenarios.Run(ctx, s, target, scenarios.Options{Listener: listener, Timeline: true})
+		res, err := scenarios.Run(ctx, s, target, scenarios.Options{Listener: listener, Timeline: true, Lang: l})
 		if err != nil {
 			return err
 		}
@@ -232,9 +260,9 @@ func runScenarios(ctx context.Context, out, errOut io.Writer, g *globalFlags, f 
 		}
 	}
 	if len(list) > 1 && f.output == "text" {
-		fmt.Fprintln(out, "Summary")
+		fmt.Fprintln(out, l.Msg("Summary"))
 		for _, r := range results {
-			fmt.Fprintf(out, "  %-7s %-18s %5.1fs  %s\n", strings.ToUpper(r.Status), r.Scenario, r.Duration.Seconds(), r.Message)
+			fmt.Fprintf(out, "  %-7s %-18s %5.1fs  %s\n", l.Msg(strings.ToUpper(r.Status)), r.Scenario, r.Duration.Seconds(), r.Message)
 		}
 	}
 	if junit != nil {
@@ -243,7 +271,7 @@ func runScenarios(ctx context.Context, out, errOut io.Writer, g *globalFlags, f 
 		}
 	}
 	if ctx.Err() != nil {
-		fmt.Fprintln(errOut, "interrupted: the scenario cleaned up after itself")
+		fmt.Fprintln(errOut, l.Msg("interrupted: the scenario cleaned up after itself"))
 		return exitCode(130)
 	}
 	if failed > 0 {

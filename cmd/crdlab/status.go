@@ -9,11 +9,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/crdlab/crdlab/lab/labtest/control"
+	"github.com/crdlab/crdlab/lab/lang"
 	"github.com/crdlab/crdlab/lab/server"
 )
 
 func newStatusCommand(g *globalFlags) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Say whether a lab runs on the state dir, and where",
 		Long: `Say whether a lab runs on the state dir and, if one does, its process,
@@ -25,9 +26,10 @@ cannot get back). Exits 0 when a lab runs, 3 when none does.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()
+			l := g.language()
 			st, err := g.state().Status()
 			if errors.Is(err, control.ErrNotRunning) {
-				fmt.Fprintf(out, "no lab is running on state dir %s\n", g.stateDir)
+				fmt.Fprint(out, l.Msgf("no lab is running on state dir %s\n", g.stateDir))
 				return exitCode(3)
 			}
 			if err != nil {
@@ -39,55 +41,60 @@ cannot get back). Exits 0 when a lab runs, 3 when none does.`,
 			}
 			fmt.Fprintln(out, state)
 			for _, p := range st.Problems {
-				fmt.Fprintf(out, "  problem:    %s\n", p)
+				fmt.Fprint(out, l.Msgf("  problem:    %s\n", p))
 			}
-			fmt.Fprintf(out, "  pid:        %d\n  endpoint:   %s\n  kubeconfig: %s\n", st.PID, st.Endpoint, st.Kubeconfig)
+			fmt.Fprint(out, l.Msgf("  pid:        %d\n  endpoint:   %s\n  kubeconfig: %s\n", st.PID, st.Endpoint, st.Kubeconfig))
 			if st.DataDir != "" {
-				fmt.Fprintf(out, "  data dir:   %s\n", st.DataDir)
+				fmt.Fprint(out, l.Msgf("  data dir:   %s\n", st.DataDir))
 			}
 			if url := g.state().UIURL(st); url != "" {
-				fmt.Fprintf(out, "  web UI:     %s\n", url)
+				fmt.Fprint(out, l.Msgf("  web UI:     %s\n", url))
 			}
 			if w := st.Webhooks; w != nil {
-				fmt.Fprintf(out, "  webhooks:   serve on https://%s:%d, certificate in %s; called through %s\n", w.Host, w.Port, w.CertDir, w.Front)
+				fmt.Fprint(out, l.Msgf("  webhooks:   serve on https://%s:%d, certificate in %s; called through %s\n", w.Host, w.Port, w.CertDir, w.Front))
 			}
-			fmt.Fprintf(out, "  uptime:     %s\n", time.Since(st.ReadyAt).Round(time.Second))
-			printHealth(out, st.Processes)
+			if st.Lang != "" {
+				fmt.Fprint(out, l.Msgf("  language:   %s\n", st.Lang))
+			}
+			fmt.Fprint(out, l.Msgf("  uptime:     %s\n", time.Since(st.ReadyAt).Round(time.Second)))
+			printHealth(out, l, st.Processes)
 			tree, err := server.Processes(st.PID)
 			if err != nil {
 				return nil // it stopped meanwhile; what we printed stands
 			}
-			fmt.Fprintf(out, "  processes:\n")
+			fmt.Fprint(out, l.Msg("  processes:\n"))
 			var rss, pss int64
 			for _, p := range tree {
 				rss += p.RSS
 				pss += p.PSS
 				fmt.Fprintf(out, "    %-24s pid %-7d rss %4d MiB  pss %4d MiB  (peak rss %d MiB)\n", p.Name, p.PID, p.RSS>>20, p.PSS>>20, p.PeakRSS>>20)
 			}
-			fmt.Fprintf(out, "    %-24s             rss %4d MiB  pss %4d MiB  (pss counts shared pages once)\n", "total", rss>>20, pss>>20)
+			fmt.Fprint(out, l.Msgf("    %-24s             rss %4d MiB  pss %4d MiB  (pss counts shared pages once)\n", l.Msg("total"), rss>>20, pss>>20))
 			return nil
 		},
 	}
+	g.addLangFlag(cmd, false)
+	return cmd
 }
 
 // printHealth lists the supervised processes: up, stopped or down (and
 // since when, and why), and their restarts.
-func printHealth(out io.Writer, processes []control.ProcessHealth) {
+func printHealth(out io.Writer, l lang.Lang, processes []control.ProcessHealth) {
 	if len(processes) == 0 {
 		return
 	}
-	fmt.Fprintf(out, "  supervised:\n")
+	fmt.Fprint(out, l.Msg("  supervised:\n"))
 	for _, p := range processes {
-		state := "up"
+		state := l.Msg("up")
 		switch {
 		case p.Stopped:
-			state = "stopped"
+			state = l.Msg("stopped")
 		case !p.Up:
-			state = fmt.Sprintf("DOWN for %s, restarting", time.Since(p.DownSince).Round(100*time.Millisecond))
+			state = l.Msgf("DOWN for %s, restarting", time.Since(p.DownSince).Round(100*time.Millisecond))
 		}
-		line := fmt.Sprintf("    %-24s %s, restarts %d", p.Name, state, p.Restarts)
+		line := l.Msgf("    %-24s %s, restarts %d", p.Name, state, p.Restarts)
 		if p.LastExit != "" {
-			line += " (last exit: " + p.LastExit + ")"
+			line += l.Msgf(" (last exit: %s)", p.LastExit)
 		}
 		fmt.Fprintln(out, line)
 	}

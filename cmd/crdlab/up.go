@@ -81,7 +81,13 @@ picks its port, --no-ui turns it off. With -d it returns once the lab is ready a
 leaves it running in the background; 'crdlab down' stops it.
 
 etcd's data is removed when the lab stops, unless --data-dir names a
-folder to keep it in: a lab started again on it has every object it had.`,
+folder to keep it in: a lab started again on it has every object it had.
+
+--lang zh (or a Chinese locale: LANG=zh_CN.UTF-8) makes the lab speak
+Chinese: what up prints, the timeline's actors (with a gloss), the web
+UI's default language (a switch in the page changes it), and the
+scenarios run against it, unless their own --lang or locale says
+otherwise. docs/zh is the guide in Chinese.`,
 		Example: `  crdlab up
   crdlab up -d && export KUBECONFIG=~/.crdlab/kubeconfig
   crdlab up --data-dir ~/.crdlab-data --port 6443`,
@@ -112,6 +118,7 @@ folder to keep it in: a lab started again on it has every object it had.`,
 	cmd.Flags().BoolVar(&f.noUI, "no-ui", false, "do not serve the web UI")
 	cmd.Flags().DurationVar(&f.podDelay, "pod-start-delay", 0, "how long a Pod bound to a simulated node takes to become Running")
 	// For lab/labtest: the lab stops when the test binary or 'go test' ends.
+	g.addLangFlag(cmd, false)
 	cmd.Flags().IntSliceVar(&f.owners, "owner-pid", nil, "stop the lab when this process ends (repeatable)")
 	_ = cmd.Flags().MarkHidden("owner-pid")
 	return cmd
@@ -191,6 +198,7 @@ func runUp(ctx context.Context, out, errOut io.Writer, f *upFlags) error {
 	err = server.Run(ctx, f.state(), server.Options{
 		Out: out, ErrOut: errOut, UI: web,
 		ShowTimeline: os.Getenv(detachedEnv) == "", // a detached lab's output is its log
+		Lang:         f.language(),
 		Lab: full.Options{NoSamples: f.noSamples, Lab: lab.Options{
 			DataDir:               f.dataDir,
 			Port:                  f.port,

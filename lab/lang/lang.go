@@ -38,13 +38,23 @@ func Parse(s string) (Lang, error) {
 // FromLocale chooses the language from the locale, as kubectl does: the
 // first of LC_ALL, LC_MESSAGES and LANG that is set; zh, zh_CN, zh_TW (with
 // any encoding) are Chinese, anything else is English.
-func FromLocale(getenv func(string) string) Lang {
+func FromLocale(getenv func(string) string) Lang { return FromLocaleOr(getenv, EN) }
+
+// FromLocaleOr is FromLocale, but returns fallback when the locale names
+// no language: none of the variables is set, or the first set is C or
+// POSIX (a container's or a CI machine's default). A scenario run against
+// a lab started with --lang falls back to the lab's language so.
+func FromLocaleOr(getenv func(string) string, fallback Lang) Lang {
 	for _, v := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
 		if loc := getenv(v); loc != "" {
+			switch base, _, _ := strings.Cut(loc, "."); base {
+			case "C", "POSIX":
+				return fallback
+			}
 			return ofLocale(loc)
 		}
 	}
-	return EN
+	return fallback
 }
 
 func ofLocale(loc string) Lang {
@@ -94,4 +104,34 @@ func (l Lang) Translated(msg string) bool {
 		return true
 	}
 	return zh[msg] != ""
+}
+
+// Phrase translates a text made elsewhere, already formatted (a lab's
+// progress lines): exactly, or by the message whose one verb (%s or %d)
+// the text fills, the longest such message winning; otherwise the text as
+// it is.
+func (l Lang) Phrase(text string) string {
+	if l != ZH {
+		return text
+	}
+	if t, ok := zh[text]; ok && t != "" {
+		return t
+	}
+	best, bestLen, arg := "", -1, ""
+	for en, t := range zh {
+		for _, verb := range []string{"%s", "%d", "%v"} {
+			pre, post, ok := strings.Cut(en, verb)
+			if !ok || strings.Contains(post, "%") || strings.Contains(pre, "%") {
+				continue
+			}
+			if len(text) >= len(pre)+len(post) && strings.HasPrefix(text, pre) && strings.HasSuffix(text, post) &&
+				len(pre)+len(post) > bestLen && strings.Count(t, verb) == 1 {
+				best, bestLen, arg = strings.Replace(t, verb, "%s", 1), len(pre)+len(post), text[len(pre):len(text)-len(post)]
+			}
+		}
+	}
+	if best == "" {
+		return text
+	}
+	return fmt.Sprintf(best, arg)
 }

@@ -29,6 +29,23 @@ func TestFromLocale(t *testing.T) {
 	}
 }
 
+// With no language in the locale, the fallback (the lab's language) holds.
+func TestFromLocaleOr(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		want Lang
+	}{
+		{map[string]string{}, ZH},
+		{map[string]string{"LANG": "C.UTF-8"}, ZH},
+		{map[string]string{"LC_ALL": "POSIX", "LANG": "en_US.UTF-8"}, ZH},
+		{map[string]string{"LANG": "en_US.UTF-8"}, EN},
+	} {
+		if got := FromLocaleOr(func(k string) string { return tc.env[k] }, ZH); got != tc.want {
+			t.Errorf("%v: %s, want %s", tc.env, got, tc.want)
+		}
+	}
+}
+
 func TestParse(t *testing.T) {
 	for in, want := range map[string]Lang{"": EN, "en": EN, "zh": ZH, "ZH": ZH} {
 		if got, err := Parse(in); err != nil || got != want {
@@ -98,4 +115,21 @@ func verbs(format string) int {
 		return maxIndex
 	}
 	return n
+}
+
+// A text formatted elsewhere is translated by the message it fills.
+func TestPhrase(t *testing.T) {
+	for in, want := range map[string]string{
+		"starting etcd and kube-apiserver":            "正在启动 etcd 和 kube-apiserver",
+		"kube-apiserver ready at https://127.0.0.1:1": "kube-apiserver 已就绪: https://127.0.0.1:1",
+		"3 simulated nodes ready":                     "3 个模拟节点已就绪",
+		"something else":                              "something else",
+	} {
+		if got := ZH.Phrase(in); got != want {
+			t.Errorf("Phrase(%q) = %q, want %q", in, got, want)
+		}
+		if got := EN.Phrase(in); got != in {
+			t.Errorf("English Phrase(%q) = %q", in, got)
+		}
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/crdlab/crdlab/lab/full"
 	"github.com/crdlab/crdlab/lab/internal/writefile"
 	"github.com/crdlab/crdlab/lab/labtest/control"
+	"github.com/crdlab/crdlab/lab/lang"
 	"github.com/crdlab/crdlab/lab/timeline"
 	"github.com/crdlab/crdlab/lab/ui"
 )
@@ -43,6 +44,10 @@ type Options struct {
 	// 'crdlab up'). Either way they go to the state dir's timeline log and
 	// the web UI.
 	ShowTimeline bool
+
+	// Lang is the language the lab speaks: what it says on Out, its web
+	// UI's default, and Status.Lang. "": English.
+	Lang lang.Lang
 }
 
 // UIOptions configure the web UI of a lab.
@@ -65,13 +70,15 @@ func Run(ctx context.Context, d control.Dir, opts Options) error {
 	started := time.Now()
 	out, errOut := orDiscard(opts.Out), orDiscard(opts.ErrOut)
 	ready := readyNotifier() // before the lab starts its processes
+	l := opts.Lang
 	printer := timeline.NewPrinter(out)
+	printer.ActorName = l.Actor
 	if opts.ShowTimeline {
 		opts.Lab.Trace = timeline.Tee(opts.Lab.Trace, printer)
 	}
 	if opts.Lab.Lab.Progress == nil {
 		opts.Lab.Lab.Progress = func(phase string) {
-			fmt.Fprintf(out, "%6.2fs  %s\n", time.Since(started).Seconds(), phase)
+			fmt.Fprintf(out, "%6.2fs  %s\n", time.Since(started).Seconds(), l.Phrase(phase))
 		}
 	}
 	s, err := start(ctx, d, opts, started)
@@ -79,9 +86,9 @@ func Run(ctx context.Context, d control.Dir, opts Options) error {
 		return err
 	}
 	defer func() {
-		fmt.Fprintln(out, "stopping the lab")
+		fmt.Fprintln(out, l.Msg("stopping the lab"))
 		if err := s.stop(); err != nil {
-			fmt.Fprintln(errOut, "Error:", err)
+			fmt.Fprintln(errOut, l.Msg("Error:"), err)
 		}
 	}()
 
@@ -94,18 +101,19 @@ func Run(ctx context.Context, d control.Dir, opts Options) error {
 	defer logFile.Close()
 
 	ready()
-	fmt.Fprintf(out, "%6.2fs  lab ready\n", time.Since(started).Seconds())
+	fmt.Fprintf(out, "%6.2fs  %s\n", time.Since(started).Seconds(), l.Msg("lab ready"))
 	uiURL := ""
 	if s.ui != nil {
 		uiURL = s.ui.URL()
 	}
-	PrintWhere(out, s.written, uiURL)
+	PrintWhere(out, l, s.written, uiURL)
 
 	logged := timeline.NewPrinter(logFile)
 	go func() { _ = s.lab.Events(ctx, logged, nil) }()
 	sink := timeline.Sink(logged)
 	if opts.ShowTimeline {
-		fmt.Fprintln(out, "\nWatching the cluster (Ctrl-C stops the lab):")
+		fmt.Fprintln(out)
+		fmt.Fprintln(out, l.Msg("Watching the cluster (Ctrl-C stops the lab):"))
 		sink = timeline.Tee(printer, logged)
 	}
 	watch := timeline.Options{AuditLog: d.AuditLog()}
@@ -161,6 +169,7 @@ func start(ctx context.Context, d control.Dir, opts Options, started time.Time) 
 		if s.ui, err = ui.Listen(opts.UI.Port); err != nil {
 			return nil, err
 		}
+		s.ui.Lang = opts.Lang
 	}
 	o := opts.Lab
 	o.Lab.WorkDir = string(d)
@@ -196,6 +205,7 @@ func start(ctx context.Context, d control.Dir, opts Options, started time.Time) 
 		StartedAt:  started,
 		ReadyAt:    time.Now(),
 		Webhooks:   s.lab.Webhooks(),
+		Lang:       string(opts.Lang),
 	}
 	if s.ui != nil {
 		st.UI = s.ui.Address()

@@ -18,6 +18,9 @@ import (
 type Printer struct {
 	// Namespace is left unsaid on lines about objects in it ("default").
 	Namespace string
+	// ActorName, if not nil, names an actor as printed (lang.Lang.Actor:
+	// a Chinese gloss); nil: as the event names it.
+	ActorName func(actor string) string
 
 	mu    sync.Mutex
 	out   io.Writer
@@ -56,7 +59,11 @@ func (p *Printer) Record(e Event) {
 	if e.Namespace != "" && e.Namespace != p.Namespace {
 		obj += " -n " + e.Namespace
 	}
-	line := fmt.Sprintf("%+8.3fs  %-20s %s  %s", e.Time.Sub(p.start).Seconds(), e.Actor, verb, obj)
+	actor := e.Actor
+	if p.ActorName != nil {
+		actor = p.ActorName(actor)
+	}
+	line := fmt.Sprintf("%+8.3fs  %-20s %s  %s", e.Time.Sub(p.start).Seconds(), actor, verb, obj)
 	if e.Detail != "" {
 		line += "  " + e.Detail
 	}

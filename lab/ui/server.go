@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/crdlab/crdlab/lab/lang"
 	"github.com/crdlab/crdlab/lab/timeline"
 )
 
@@ -33,6 +34,10 @@ var ErrPortInUse = errors.New("port in use")
 // the timeline), its Observe follows the objects (timeline.Options.Observe)
 // and its Report takes the report entries of scenario runs.
 type Server struct {
+	// Lang is the language the page opens in until the user picks one
+	// (the lab's: 'crdlab up --lang'). "": English.
+	Lang lang.Lang
+
 	store *store
 	token string
 	ln    net.Listener
@@ -94,6 +99,7 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	files, _ := fs.Sub(static, "static")
 	mux.Handle("GET /", http.FileServerFS(files))
+	mux.HandleFunc("GET /lang.js", s.langJS)
 	mux.HandleFunc("GET /api/state", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, s.store.snapshot())
 	})

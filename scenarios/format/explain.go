@@ -4,19 +4,25 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Explain writes what a scenario shows: its title, concept, what it needs,
 // its steps with their narration, and its explanation.
+// In the language of the scenario (Scenario.In).
 func Explain(w io.Writer, s *Scenario) {
+	l := s.Lang()
 	fmt.Fprintf(w, "%s: %s\n", s.Metadata.Name, s.Spec.Title)
 	if s.Spec.Concept != "" {
-		fmt.Fprintf(w, "concept: %s\n", s.Spec.Concept)
+		fmt.Fprint(w, l.Msgf("concept: %s\n", s.Spec.Concept))
 	}
 	if len(s.Spec.Requires) > 0 {
-		fmt.Fprintf(w, "needs:   %s\n", strings.Join(s.Spec.Requires, ", "))
+		fmt.Fprint(w, l.Msgf("needs:   %s\n", strings.Join(s.Spec.Requires, ", ")))
 	}
-	fmt.Fprintf(w, "source:  %s\n\nSteps\n", s.source)
+	fmt.Fprint(w, l.Msgf("source:  %s\n", s.source))
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, l.Msg("Steps"))
 	n := 0
 	for i := range s.Spec.Steps {
 		st := &s.Spec.Steps[i]
@@ -30,48 +36,125 @@ func Explain(w io.Writer, s *Scenario) {
 		fmt.Fprintf(w, "  %2d. %s\n", n, st.Describe())
 	}
 	if s.Spec.Explanation != "" {
-		fmt.Fprintln(w, "\nWhat it shows")
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, l.Msg("What it shows"))
 		for _, line := range Wrap(s.Spec.Explanation, 76) {
 			fmt.Fprintln(w, "  "+line)
 		}
 	}
 }
 
-// Wrap folds text into lines of at most width runes, keeping paragraphs
+// Wrap folds text into lines of at most width columns, keeping paragraphs
 // (blank lines) and lines that start with spaces or "-" (lists, commands).
+// Chinese text, which has no spaces, folds between its characters (each
+// two columns wide), and its lines join with no space between them.
 func Wrap(text string, width int) []string {
 	var out []string
-	var cur []string
+	var cur strings.Builder
 	curLen := 0
+	var last rune // the last rune of the paragraph so far
 	flush := func() {
-		if len(cur) > 0 {
-			out = append(out, strings.Join(cur, " "))
-			cur, curLen = nil, 0
+		if cur.Len() > 0 {
+			out = append(out, cur.String())
+			cur.Reset()
+			curLen = 0
 		}
+	}
+	const (
+		noSpace = iota
+		space
+		newline
+	)
+	gap := noSpace
+	add := func(tok string) {
+		first, _ := utf8.DecodeRuneInString(tok)
+		n := Columns(tok)
+		// A line break is a space, but between two Chinese characters, or
+		// beside Chinese punctuation.
+		sp := gap == space || gap == newline && !(wide(last) && wide(first)) && !cjkPunct(last) && !cjkPunct(first)
+		if sp && curLen > 0 {
+			n++
+		}
+		if curLen > 0 && curLen+n > width && !closing(first) {
+			flush()
+			sp, n = false, Columns(tok)
+		}
+		if sp && curLen > 0 {
+			cur.WriteByte(' ')
+		}
+		cur.WriteString(tok)
+		curLen += n
+		last, _ = utf8.DecodeLastRuneInString(tok)
+		gap = noSpace
 	}
 	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
 		switch {
 		case strings.TrimSpace(line) == "":
 			flush()
 			out = append(out, "")
+			gap, last = noSpace, 0
 			continue
 		case strings.HasPrefix(line, " "), strings.HasPrefix(line, "-"), strings.HasPrefix(line, "$"):
 			flush()
 			out = append(out, line)
+			gap, last = noSpace, 0
 			continue
 		}
-		for _, word := range strings.Fields(line) {
-			n := len([]rune(word))
-			if curLen > 0 && curLen+1+n > width {
-				flush()
-			}
-			if curLen > 0 {
-				curLen++
-			}
-			cur = append(cur, word)
-			curLen += n
+		if cur.Len() > 0 {
+			gap = newline
 		}
+		word := []rune{}
+		endWord := func() {
+			if len(word) > 0 {
+				add(string(word))
+				word = word[:0]
+			}
+		}
+		for _, r := range line {
+			switch {
+			case unicode.IsSpace(r):
+				endWord()
+				if cur.Len() > 0 {
+					gap = space
+				}
+			case wide(r):
+				endWord()
+				add(string(r))
+			default:
+				word = append(word, r)
+			}
+		}
+		endWord()
 	}
 	flush()
 	return out
+}
+
+// wide reports whether r takes two columns: Chinese (and Japanese, Korean)
+// characters and their punctuation.
+func wide(r rune) bool {
+	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) ||
+		unicode.Is(unicode.Hangul, r) || r >= 0x3000 && r <= 0x303f || r >= 0xff00 && r <= 0xff60 || r >= 0xffe0 && r <= 0xffe6
+}
+
+// cjkPunct reports whether r is Chinese punctuation, which needs no
+// space beside it.
+func cjkPunct(r rune) bool { return r >= 0x3000 && r <= 0x303f || r >= 0xff00 && r <= 0xff60 }
+
+// closing reports whether r is punctuation that must not begin a line.
+func closing(r rune) bool {
+	return strings.ContainsRune("，。、；：？！）》」』】,.;:?!)", r)
+}
+
+// Columns is how many columns s takes on a terminal: two for each Chinese
+// character.
+func Columns(s string) int {
+	n := 0
+	for _, r := range s {
+		n++
+		if wide(r) {
+			n++
+		}
+	}
+	return n
 }

@@ -17,6 +17,7 @@ func (s *Scenario) In(l lang.Lang) *Scenario {
 		return s
 	}
 	out := *s
+	out.lang = l
 	out.Spec.Steps = make([]Step, len(s.Spec.Steps))
 	copy(out.Spec.Steps, s.Spec.Steps)
 	if z := s.Spec.ZH; z != nil {
@@ -39,6 +40,15 @@ func pick(en *string, other string) {
 	if strings.TrimSpace(other) != "" {
 		*en = other
 	}
+}
+
+// Lang is the language the scenario's text is in: English, unless In
+// returned it.
+func (s *Scenario) Lang() lang.Lang {
+	if s.lang == "" {
+		return lang.EN
+	}
+	return s.lang
 }
 
 // Untranslated lists the learner-facing texts of the scenario that have no

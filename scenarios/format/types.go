@@ -26,6 +26,8 @@ type Scenario struct {
 	stepLines []int
 	// Reads files named by apply steps, relative to the scenario.
 	readFile func(name string) ([]byte, error)
+	// The language its text is in (In).
+	lang lang.Lang
 }
 
 // Metadata names a scenario.

@@ -27,6 +27,10 @@ type Status struct {
 	// UI is the address of the lab's web UI, without its token (UIToken);
 	// empty with 'crdlab up --no-ui'.
 	UI string `json:"ui,omitempty"`
+	// Lang is the language the lab speaks to a learner ('crdlab up
+	// --lang', or its locale): "en" or "zh"; its web UI opens in it, and a
+	// scenario run against it speaks it unless told otherwise. Empty: en.
+	Lang string `json:"lang,omitempty"`
 	Health
 }
 

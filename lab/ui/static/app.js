@@ -22,6 +22,76 @@ const HIDDEN = new Set(["Namespace", "ServiceAccount", "Secret", "Role", "RoleBi
 const ORDER = ["Deployment", "StatefulSet", "DaemonSet", "CronJob", "Job", "ReplicaSet", "Pod",
   "Service", "ConfigMap", "PersistentVolumeClaim", "HorizontalPodAutoscaler", "PodDisruptionBudget"];
 
+// ---------- language ----------
+
+// The page speaks English or Chinese: LANG (lang.js, which the lab serves
+// from lab/lang's catalog) has the words of each language by their English
+// text, the actors' glosses, and the lab's language ('crdlab up --lang'),
+// the default until the user picks one here (remembered in this browser).
+const LANG_KEY = "crdlab-lang";
+let lang = localStorage.getItem(LANG_KEY) || LANG.default || "en";
+
+// t returns msg in the page's language ({0}, {1}... filled with args);
+// a message with no translation is shown in English.
+function t(msg, ...args) {
+  const tr = (LANG.messages[lang] || {})[msg] || msg;
+  return tr.replace(/\{(\d+)\}/g, (_, i) => String(args[Number(i)]));
+}
+
+// actorName names a timeline actor, with a gloss in Chinese:
+// replicaset (副本集控制器). Filters keep the actor's own name.
+function actorName(a) { return (LANG.actors[lang] || {})[a] || a; }
+
+// WORDS are what the page translates with t() from a variable rather than
+// a literal: the words that come from the lab as data (lab/ui's summary of
+// an object's state, a scenario report's status) and the connection's
+// state. lab/ui's test checks each has its Chinese, as every t() of a literal.
+const WORDS = ["live", "disconnected, retrying…", "Running", "Pending", "Succeeded", "Failed", "Unknown", "Ready", "not Ready", "NotReady",
+  "not scheduled", "SchedulingDisabled", "Terminating", "Complete", "Active", "Bound", "Available", "not Available",
+  "Released", "Lost", "Ready {0}/{1}", "Active {0}", "succeeded {0}", "held by finalizer {0}", ", ",
+  "PASSED", "FAILED", "SKIPPED", "RUNNING"];
+
+// stateText says an object's state (lab/ui's summary: "Running, Ready",
+// "Ready 2/3", "Terminating, held by finalizer x") in the page's language.
+function stateText(s) {
+  if (lang === "en" || !s) return s;
+  let tail = "";
+  const held = ", held by finalizer ";
+  const i = s.indexOf(held);
+  if (i >= 0) { tail = t(", ") + t("held by finalizer {0}", s.slice(i + held.length)); s = s.slice(0, i); }
+  return s.split(", ").map(statePart).join(t(", ")) + tail;
+}
+function statePart(p) {
+  const c = p.indexOf(": "); // a condition's message stays as it is
+  const head = c < 0 ? p : p.slice(0, c), msg = c < 0 ? "" : p.slice(c);
+  let m;
+  if ((m = head.match(/^Ready (\d+)\/(\d+)$/))) return t("Ready {0}/{1}", m[1], m[2]) + msg;
+  if ((m = head.match(/^Active (\d+)$/))) return t("Active {0}", m[1]) + msg;
+  if ((m = head.match(/^succeeded (\d+)$/))) return t("succeeded {0}", m[1]) + msg;
+  return t(head) + msg;
+}
+
+// applyLang puts the page's fixed words (data-t, data-t-title) in its
+// language.
+function applyLang() {
+  document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
+  for (const e of document.querySelectorAll("[data-t]")) e.textContent = t(e.dataset.t);
+  for (const e of document.querySelectorAll("[data-t-title]")) e.title = t(e.dataset.tTitle);
+  $("lang").value = lang;
+}
+
+function setLang(l) {
+  lang = l;
+  localStorage.setItem(LANG_KEY, l);
+  applyLang();
+  renderNamespaces();
+  renderActors();
+  renderEvents();
+  renderScenario();
+  if (state.pageFor) refreshPage();
+  schedule();
+}
+
 const state = {
   objects: new Map(),   // uid → summary
   events: [],           // timeline lines, oldest first
@@ -36,8 +106,9 @@ const state = {
 
 function connect() {
   const es = new EventSource("api/stream");
-  es.onopen = () => { $("conn").textContent = "live"; $("conn").className = "conn live"; };
-  es.onerror = () => { $("conn").textContent = "disconnected, retrying…"; $("conn").className = "conn down"; };
+  const conn = (msg, cls) => { $("conn").dataset.t = msg; $("conn").textContent = t(msg); $("conn").className = "conn " + cls; };
+  es.onopen = () => conn("live", "live");
+  es.onerror = () => conn("disconnected, retrying…", "down");
   es.onmessage = (m) => handle(JSON.parse(m.data));
 }
 
@@ -90,7 +161,7 @@ function renderNamespaces() {
   const names = [...state.objects.values()].filter((o) => o.kind === "Namespace" && !o.gone).map((o) => o.name);
   if (state.ns !== CLUSTER && !names.includes(state.ns)) names.push(state.ns);
   names.sort();
-  sel.replaceChildren(...names.map((n) => new Option(n, n)), new Option("(cluster-scoped)", CLUSTER));
+  sel.replaceChildren(...names.map((n) => new Option(n, n)), new Option(t("(cluster-scoped)"), CLUSTER));
   sel.value = state.ns;
 }
 
@@ -165,10 +236,10 @@ function renderGraph() {
   }
   for (const o of [...shown, ...nodes]) parts.push(box(o, pos.get(o.uid)));
   if (shown.length === 0) {
-    const t = document.createElementNS(SVG, "text");
-    t.setAttribute("x", 10); t.setAttribute("y", 30); t.setAttribute("class", "empty");
-    t.textContent = state.ns === CLUSTER ? "nothing cluster-scoped to show" : `namespace ${state.ns} is empty: try kubectl create deployment web --image=nginx --replicas=3`;
-    parts.push(t);
+    const txt = document.createElementNS(SVG, "text");
+    txt.setAttribute("x", 10); txt.setAttribute("y", 30); txt.setAttribute("class", "empty");
+    txt.textContent = state.ns === CLUSTER ? t("nothing cluster-scoped to show") : t("namespace {0} is empty: try kubectl create deployment web --image=nginx --replicas=3", state.ns);
+    parts.push(txt);
   }
   svg.replaceChildren(...parts);
   const h = Math.max(row, nodes.length, 1) * ROW + 20;
@@ -196,14 +267,14 @@ function box(o, p) {
   const r = document.createElementNS(SVG, "rect");
   r.setAttribute("width", BOX_W); r.setAttribute("height", BOX_H);
   const title = document.createElementNS(SVG, "title");
-  title.textContent = `${o.kind} ${o.namespace ? o.namespace + "/" : ""}${o.name}\n${o.state}${o.finalizers ? "\nfinalizers: " + o.finalizers.join(", ") : ""}\n${o.changes} change(s) seen; click for its page`;
+  title.textContent = `${o.kind} ${o.namespace ? o.namespace + "/" : ""}${o.name}\n${stateText(o.state)}${o.finalizers ? "\n" + t("finalizers: {0}", o.finalizers.join(", ")) : ""}\n${t("{0} change(s) seen; click for its page", o.changes)}`;
   const line = (cls, y, text) => {
-    const t = document.createElementNS(SVG, "text");
-    t.setAttribute("x", 8); t.setAttribute("y", y); t.setAttribute("class", cls);
-    t.textContent = text;
-    return t;
+    const txt = document.createElementNS(SVG, "text");
+    txt.setAttribute("x", 8); txt.setAttribute("y", y); txt.setAttribute("class", cls);
+    txt.textContent = text;
+    return txt;
   };
-  g.append(title, r, line("kind", 13, o.kind + (o.finalizers && !o.deleting ? "  · finalizer" : "")), line("name", 28, clip(o.name, 30)), line("state", 42, clip(o.state || "", 34)));
+  g.append(title, r, line("kind", 13, o.kind + (o.finalizers && !o.deleting ? "  · " + t("finalizer") : "")), line("name", 28, clip(o.name, 30)), line("state", 42, clip(stateText(o.state || ""), 34)));
   g.addEventListener("click", () => select(o.uid));
   return g;
 }
@@ -236,17 +307,17 @@ function matches(e) {
 function renderActors() {
   const sel = $("actor");
   const v = sel.value;
-  sel.replaceChildren(new Option("all", ""), ...[...state.actors].sort().map((a) => new Option(a, a)));
+  sel.replaceChildren(new Option(t("all"), ""), ...[...state.actors].sort().map((a) => new Option(actorName(a), a)));
   sel.value = v;
 }
 
 function eventItem(e) {
   const li = document.createElement("li");
   Object.assign(li.dataset, { actor: e.actor, verb: e.verb, kind: e.kind, name: e.name, namespace: e.namespace || "" });
-  const t = new Date(e.time);
+  const at = new Date(e.time);
   const time = document.createElement("time");
-  time.textContent = t.toTimeString().slice(0, 8) + "." + String(t.getMilliseconds()).padStart(3, "0");
-  const actor = document.createElement("span"); actor.className = "actor"; actor.textContent = e.actor;
+  time.textContent = at.toTimeString().slice(0, 8) + "." + String(at.getMilliseconds()).padStart(3, "0");
+  const actor = document.createElement("span"); actor.className = "actor"; actor.textContent = actorName(e.actor);
   const verb = document.createElement("span"); verb.className = "verb v-" + e.verb; verb.textContent = e.verb;
   const obj = document.createElement("span"); obj.className = "obj";
   obj.textContent = `${e.kind.toLowerCase()}/${e.name}` + (e.namespace && state.ns !== e.namespace ? ` (${e.namespace})` : "");
@@ -288,10 +359,10 @@ function renderLanes() {
     const l = document.createElementNS(SVG, "line");
     l.setAttribute("x1", LABEL_W); l.setAttribute("x2", width); l.setAttribute("y1", y); l.setAttribute("y2", y);
     l.setAttribute("class", "lane");
-    const t = document.createElementNS(SVG, "text");
-    t.setAttribute("x", 4); t.setAttribute("y", y + 4); t.setAttribute("class", "lane-label");
-    t.textContent = clip(a, 26);
-    parts.push(l, t);
+    const txt = document.createElementNS(SVG, "text");
+    txt.setAttribute("x", 4); txt.setAttribute("y", y + 4); txt.setAttribute("class", "lane-label");
+    txt.textContent = clip(actorName(a), 26);
+    parts.push(l, txt);
   });
   for (const e of recent) {
     const x = LABEL_W + (width - LABEL_W - 8) * (1 - (now - Date.parse(e.time)) / WINDOW_MS);
@@ -301,16 +372,16 @@ function renderLanes() {
     c.setAttribute("r", o && o.uid === state.sel ? 7 : 5);
     c.setAttribute("class", "v-" + e.verb);
     const title = document.createElementNS(SVG, "title");
-    title.textContent = `${e.actor} ${e.verb} ${e.kind.toLowerCase()}/${e.name} ${e.detail || ""}`;
+    title.textContent = `${actorName(e.actor)} ${e.verb} ${e.kind.toLowerCase()}/${e.name} ${e.detail || ""}`;
     c.append(title);
     c.addEventListener("click", () => { const o = objectOf(e); if (o) select(o.uid); });
     parts.push(c);
   }
   if (lanes.length === 0) {
-    const t = document.createElementNS(SVG, "text");
-    t.setAttribute("x", 4); t.setAttribute("y", 14); t.setAttribute("class", "lane-label");
-    t.textContent = "lanes per actor: nothing happened in this window";
-    parts.push(t);
+    const txt = document.createElementNS(SVG, "text");
+    txt.setAttribute("x", 4); txt.setAttribute("y", 14); txt.setAttribute("class", "lane-label");
+    txt.textContent = t("lanes per actor: nothing happened in this window");
+    parts.push(txt);
   }
   svg.replaceChildren(...parts);
   svg.setAttribute("height", Math.max(lanes.length, 1) * LANE_H + 8);
@@ -379,29 +450,29 @@ function renderPage(p, err) {
   for (const c of p.history) {
     const d = el("details", {}, el("summary", {},
       el("time", {}, new Date(c.time).toTimeString().slice(0, 8)), " ",
-      el("span", { className: "actor" }, c.actor), " ",
+      el("span", { className: "actor" }, actorName(c.actor)), " ",
       el("span", { className: "verb v-" + c.verb }, c.verb), " ",
       el("span", { className: "detail" }, c.detail || "")));
     if (c.diff) d.append(diffPre(c.diff));
-    else d.append(el("p", { className: "msg" }, c.verb === "EXISTED" ? "It was there when crdlab started watching." : c.verb === "DELETE" ? "Deleted." : "No diff: the version before it is not kept."));
+    else d.append(el("p", { className: "msg" }, c.verb === "EXISTED" ? t("It was there when crdlab started watching.") : c.verb === "DELETE" ? t("Deleted.") : t("No diff: the version before it is not kept.")));
     history.append(d);
   }
   if (history.firstChild && p.history[0].diff) history.firstChild.open = true;
-  const managers = el("table", {}, el("tr", {}, el("th", {}, "manager"), el("th", {}, "who"), el("th", {}, "operation"), el("th", {}, "subresource"), el("th", {}, "time")));
+  const managers = el("table", {}, el("tr", {}, el("th", {}, t("manager")), el("th", {}, t("who")), el("th", {}, t("operation")), el("th", {}, t("subresource")), el("th", {}, t("time"))));
   for (const m of p.managers || []) {
-    managers.append(el("tr", {}, el("td", {}, m.manager), el("td", {}, m.actor), el("td", {}, m.operation), el("td", {}, m.subresource || ""), el("td", {}, m.time || "")));
+    managers.append(el("tr", {}, el("td", {}, m.manager), el("td", {}, actorName(m.actor)), el("td", {}, m.operation), el("td", {}, m.subresource || ""), el("td", {}, m.time || "")));
   }
-  const only = el("button", { type: "button", textContent: "show only its timeline lines" });
+  const only = el("button", { type: "button", textContent: t("show only its timeline lines") });
   only.addEventListener("click", () => { $("objfilter").value = `${s.kind}/${s.name}`; renderEvents(); schedule(); });
   page.replaceChildren(
     el("h1", {}, `${s.kind} ${s.name}`),
-    el("p", {}, `${s.namespace ? "namespace " + s.namespace + " · " : ""}${s.apiVersion} · ${s.gone ? "deleted" : s.state || ""}`),
+    el("p", {}, `${s.namespace ? t("namespace {0}", s.namespace) + " · " : ""}${s.apiVersion} · ${s.gone ? t("deleted") : stateText(s.state || "")}`),
     only,
-    el("h3", {}, `History: ${p.history.length} change(s), newest first${p.dropped ? ` (${p.dropped} older not kept)` : ""}`),
+    el("h3", {}, t("History: {0} change(s), newest first", p.history.length) + (p.dropped ? t(" ({0} older not kept)", p.dropped) : "")),
     history,
-    el("h3", {}, "Managed fields: who owns which fields"),
+    el("h3", {}, t("Managed fields: who owns which fields")),
     managers,
-    el("h3", {}, "YAML now"),
+    el("h3", {}, t("YAML now")),
     el("pre", { id: "yaml" }, p.yaml),
   );
 }
@@ -426,7 +497,7 @@ function renderScenario() {
   for (const r of state.reports) {
     switch (r.type) {
       case "scenario":
-        parts.push(el("h3", {}, `${r.scenario}: ${r.title || ""}`), el("p", { className: "concept" }, r.text || ""), el("p", { className: "msg" }, "namespace " + r.namespace), steps);
+        parts.push(el("h3", {}, `${r.scenario}: ${r.title || ""}`), el("p", { className: "concept" }, r.text || ""), el("p", { className: "msg" }, t("namespace {0}", r.namespace)), steps);
         break;
       case "narrate":
         steps.append(el("div", { className: "narrate" }, r.text));
@@ -444,7 +515,7 @@ function renderScenario() {
         steps.append(el("div", { className: "msg" }, r.text));
         break;
       case "result":
-        parts.push(el("p", { className: "result " + r.status }, `${r.status.toUpperCase()} ${r.scenario}${r.text ? ": " + r.text : ""}`));
+        parts.push(el("p", { className: "result " + r.status }, `${t(r.status.toUpperCase())} ${r.scenario}${r.text ? ": " + r.text : ""}`));
         if (r.description) parts.push(el("p", {}, r.description));
         break;
     }
@@ -454,6 +525,7 @@ function renderScenario() {
 
 // ---------- controls ----------
 
+$("lang").addEventListener("change", (e) => setLang(e.target.value));
 $("ns").addEventListener("change", (e) => selectNamespace(e.target.value));
 $("allkinds").addEventListener("change", schedule);
 $("window").addEventListener("change", schedule);
@@ -461,4 +533,5 @@ for (const id of ["actor", "nsonly"]) $(id).addEventListener("change", () => { r
 $("objfilter").addEventListener("input", () => { renderEvents(); schedule(); });
 $("clear").addEventListener("click", () => { $("actor").value = ""; $("objfilter").value = ""; renderEvents(); schedule(); });
 $("close").addEventListener("click", () => { $("drawer").hidden = true; state.pageFor = ""; state.sel = ""; schedule(); });
+applyLang();
 connect();

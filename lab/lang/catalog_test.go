@@ -1,0 +1,114 @@
+package lang
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The packages whose messages go through Msg and Msgf.
+var speakers = []string{"../../cmd/crdlab", "../../scenarios", "../../scenarios/format", "../server"}
+
+// messages returns the literal first arguments of every Msg and Msgf call
+// in the packages, with where each is.
+func messages(t *testing.T) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	fset := token.NewFileSet()
+	for _, dir := range speakers {
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			file, err := parser.ParseFile(fset, f, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ast.Inspect(file, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok || len(call.Args) == 0 {
+					return true
+				}
+				switch fun := call.Fun.(type) {
+				case *ast.SelectorExpr: // l.Msg("..."), l.Msgf("...", ...)
+					if fun.Sel.Name != "Msg" && fun.Sel.Name != "Msgf" {
+						return true
+					}
+				case *ast.Ident: // say("...", ...): cmd/crdlab's Msgf for a scenario run
+					if fun.Name != "say" {
+						return true
+					}
+				default:
+					return true
+				}
+				lit, ok := call.Args[0].(*ast.BasicLit)
+				if !ok || lit.Kind != token.STRING {
+					return true
+				}
+				s, err := strconv.Unquote(lit.Value)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out[s] = fset.Position(lit.Pos()).String()
+				return true
+			})
+		}
+	}
+	if len(out) < 40 {
+		t.Fatalf("only %d messages found in %v: does the scan still see the Msg calls?", len(out), speakers)
+	}
+	return out
+}
+
+// Every message crdlab says through Msg and Msgf has its Chinese version.
+func TestEveryMessageHasChinese(t *testing.T) {
+	for msg, at := range messages(t) {
+		if !ZH.Translated(msg) {
+			t.Errorf("%s: %q has no Chinese version in lab/lang (zh.go)", at, msg)
+		}
+	}
+}
+
+var (
+	progressCall  = regexp.MustCompile(`Progress\("([^"]+)"`)
+	registryPhase = regexp.MustCompile(`(?:starting|started):\s+"([^"]+)"`)
+)
+
+// The lab's progress lines, which 'crdlab up' prints, read in Chinese too
+// (Phrase): those the lab package says as constants.
+func TestProgressLinesHaveChinese(t *testing.T) {
+	var found int
+	for _, pattern := range []string{"../*.go", "../full/*.go"} {
+		files, _ := filepath.Glob(pattern)
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, re := range []*regexp.Regexp{progressCall, registryPhase} {
+				for _, m := range re.FindAllStringSubmatch(string(data), -1) {
+					found++
+					if ZH.Phrase(m[1]) == m[1] {
+						t.Errorf("%s: the progress line %q has no Chinese version", f, m[1])
+					}
+				}
+			}
+		}
+	}
+	if found < 4 {
+		t.Fatalf("only %d progress lines found", found)
+	}
+}

@@ -1,0 +1,109 @@
+package lang
+
+import "maps"
+
+// UIMessages returns the web UI's words in the language, by their English
+// text (lab/ui/static: t("...") in app.js, data-t in index.html); {0},
+// {1}... stand for the arguments. English has none: the page shows a key
+// that has no translation as it is.
+func UIMessages(l Lang) map[string]string {
+	if l != ZH {
+		return map[string]string{}
+	}
+	return maps.Clone(uiZH)
+}
+
+// Actors returns the timeline actors' names in the language, where they
+// differ from the actors' own (Actor).
+func Actors(l Lang) map[string]string {
+	if l != ZH {
+		return map[string]string{}
+	}
+	return maps.Clone(actorZH)
+}
+
+// UITranslated reports whether the web UI's message has a translation in
+// the language.
+func (l Lang) UITranslated(msg string) bool { return l != ZH || uiZH[msg] != "" }
+
+// uiZH holds the web UI's words in Chinese.
+var uiZH = map[string]string{
+	// index.html
+	"namespace":        "命名空间",
+	"every kind":       "所有类型",
+	"follow scenarios": "跟随场景",
+	"Show every kind: ServiceAccounts, Secrets, RBAC, EndpointSlices…": "显示所有类型的对象: ServiceAccount、Secret、RBAC、EndpointSlice…",
+	"Select the namespace of a scenario while it runs":                 "场景运行时自动切换到它的命名空间",
+	"connecting…": "连接中…",
+	"language":    "语言",
+	"The page's language (remembered in this browser)": "页面语言 (这个浏览器会记住)",
+	"Objects": "对象",
+	"boxes linked by ownerReferences; dashed: the node a Pod runs on": "方框之间的连线是属主引用 (ownerReferences); 虚线: Pod 所在的节点",
+	"Scenario":            "场景",
+	"Timeline":            "时间线",
+	"actor":               "参与者",
+	"all":                 "全部",
+	"object":              "对象",
+	"this namespace only": "只看这个命名空间",
+	"lanes over":          "泳道时间窗",
+	"10 s":                "10 秒",
+	"1 min":               "1 分钟",
+	"5 min":               "5 分钟",
+	"clear filters":       "清除筛选",
+	"Close":               "关闭",
+
+	// app.js
+	"live":                           "已连接",
+	"disconnected, retrying…":        "连接断开，正在重试…",
+	"(cluster-scoped)":               "(集群范围)",
+	"nothing cluster-scoped to show": "没有可显示的集群范围对象",
+	"namespace {0} is empty: try kubectl create deployment web --image=nginx --replicas=3": "命名空间 {0} 是空的: 试试 kubectl create deployment web --image=nginx --replicas=3",
+	"finalizers: {0}":                        "finalizers: {0}",
+	"{0} change(s) seen; click for its page": "已看到 {0} 次修改; 点击查看它的详情页",
+	"finalizer":                              "finalizer",
+	"lanes per actor: nothing happened in this window": "按参与者分道: 这个时间窗内什么也没发生",
+	"It was there when crdlab started watching.":       "crdlab 开始 watch 时它就已经存在。",
+	"Deleted.": "已删除。",
+	"No diff: the version before it is not kept.": "没有差异: 之前的版本没有保留。",
+	"manager":                               "管理者 (manager)",
+	"who":                                   "谁",
+	"operation":                             "操作",
+	"subresource":                           "子资源",
+	"time":                                  "时间",
+	"show only its timeline lines":          "只看它的时间线",
+	"namespace {0}":                         "命名空间 {0}",
+	"deleted":                               "已删除",
+	"History: {0} change(s), newest first":  "历史: {0} 次修改，最新的在前",
+	" ({0} older not kept)":                 " (更早的 {0} 次没有保留)",
+	"Managed fields: who owns which fields": "托管字段 (managedFields): 哪个字段归谁管",
+	"YAML now":                              "当前的 YAML",
+
+	// Words from the lab: object states, report statuses.
+	"Running":               "运行中",
+	"Pending":               "等待中",
+	"Succeeded":             "已成功",
+	"Failed":                "失败",
+	"Unknown":               "未知",
+	"Ready":                 "就绪",
+	"not Ready":             "未就绪",
+	"NotReady":              "未就绪",
+	"not scheduled":         "未调度",
+	"SchedulingDisabled":    "禁止调度",
+	"Terminating":           "终止中",
+	"Complete":              "已完成",
+	"Active":                "活跃",
+	"Bound":                 "已绑定",
+	"Available":             "可用",
+	"not Available":         "不可用",
+	"Released":              "已释放",
+	"Lost":                  "丢失",
+	"Ready {0}/{1}":         "就绪 {0}/{1}",
+	"Active {0}":            "活跃 {0}",
+	"succeeded {0}":         "成功 {0}",
+	"held by finalizer {0}": "被 finalizer {0} 挡住删除",
+	", ":                    "，",
+	"PASSED":                "通过",
+	"FAILED":                "失败",
+	"SKIPPED":               "跳过",
+	"RUNNING":               "运行中",
+}
