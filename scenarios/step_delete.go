@@ -53,7 +53,7 @@ func (d deleteOp) run(ctx context.Context, r *runner, timeout time.Duration) (st
 		}
 		names = append(names, strings.ToLower(o.GetKind())+"/"+o.GetName())
 	}
-	note := "deleted " + strings.Join(names, ", ")
+	note := r.opts.Lang.Msgf("deleted %s", strings.Join(names, ", "))
 	if !d.Wait {
 		return note, nil
 	}
@@ -70,7 +70,7 @@ func (d deleteOp) run(ctx context.Context, r *runner, timeout time.Duration) (st
 		return true, nil
 	})
 	if err != nil {
-		return "", fmt.Errorf("%s: not gone within %s (a finalizer waits?)", strings.Join(names, ", "), timeout)
+		return "", fmt.Errorf(r.opts.Lang.Msg("%s: not gone within %s (a finalizer waits?)"), strings.Join(names, ", "), timeout)
 	}
-	return note + ", gone", nil
+	return r.opts.Lang.Msgf("%s, gone", note), nil
 }

@@ -39,6 +39,7 @@ func TestMain(m *testing.M) {
 type cli struct {
 	t        *testing.T
 	stateDir string
+	env      []string // more environment, after the defaults
 }
 
 func newCLI(t *testing.T) *cli {
@@ -87,7 +88,10 @@ func (c *cli) command(args ...string) *exec.Cmd {
 		c.t.Fatal(err)
 	}
 	cmd := exec.Command(self, args...)
-	cmd.Env = append(os.Environ(), asMainEnv+"=1", "CRDLAB_STATE_DIR="+c.stateDir)
+	// English, whatever the machine's locale; a test of another language
+	// sets c.env or --lang.
+	cmd.Env = append(os.Environ(), asMainEnv+"=1", "CRDLAB_STATE_DIR="+c.stateDir, "LC_ALL=", "LC_MESSAGES=", "LANG=C.UTF-8")
+	cmd.Env = append(cmd.Env, c.env...)
 	return cmd
 }
 

@@ -71,6 +71,16 @@ function statePart(p) {
   return t(head) + msg;
 }
 
+// prose joins the lines of a scenario's text as a browser would, but
+// without a space where a line break falls between two Chinese characters
+// or beside Chinese punctuation (the terminal's format.Wrap does the same).
+function prose(text) {
+  const cjk = "\u3000-\u303f\u3400-\u9fff\uff00-\uffef";
+  return (text || "").replace(new RegExp(`([${cjk}])\\s*\\n\\s*(?=[${cjk}])`, "g"), "$1")
+    .replace(new RegExp(`([\u3000-\u303f\uff00-\uff60])\\s*\\n\\s*`, "g"), "$1")
+    .replace(new RegExp(`\\s*\\n\\s*(?=[\u3000-\u303f\uff00-\uff60])`, "g"), "");
+}
+
 // applyLang puts the page's fixed words (data-t, data-t-title) in its
 // language.
 function applyLang() {
@@ -497,10 +507,10 @@ function renderScenario() {
   for (const r of state.reports) {
     switch (r.type) {
       case "scenario":
-        parts.push(el("h3", {}, `${r.scenario}: ${r.title || ""}`), el("p", { className: "concept" }, r.text || ""), el("p", { className: "msg" }, t("namespace {0}", r.namespace)), steps);
+        parts.push(el("h3", {}, `${r.scenario}: ${r.title || ""}`), el("p", { className: "concept" }, prose(r.text)), el("p", { className: "msg" }, t("namespace {0}", r.namespace)), steps);
         break;
       case "narrate":
-        steps.append(el("div", { className: "narrate" }, r.text));
+        steps.append(el("div", { className: "narrate" }, prose(r.text)));
         break;
       case "step": {
         let li = stepItems.get(r.step);
@@ -516,7 +526,7 @@ function renderScenario() {
         break;
       case "result":
         parts.push(el("p", { className: "result " + r.status }, `${t(r.status.toUpperCase())} ${r.scenario}${r.text ? ": " + r.text : ""}`));
-        if (r.description) parts.push(el("p", {}, r.description));
+        if (r.description) parts.push(el("p", {}, prose(r.description)));
         break;
     }
   }
