@@ -341,7 +341,8 @@ func shellCommands(line string) [][]string {
 var mdLink = regexp.MustCompile(`\]\(([^)#\s]+)(#[^)]*)?\)`)
 
 // TestZhDocsLinksResolve: every relative link of docs/zh (pages, the
-// screenshot, the English docs it links back to) names a file that exists.
+// screenshot, the English docs it links back to) names a file that exists,
+// and the English README and getting-started page link to it.
 func TestZhDocsLinksResolve(t *testing.T) {
 	dir := filepath.Join("..", "..", "docs", "zh")
 	pages, err := filepath.Glob(filepath.Join(dir, "*.md"))
@@ -367,5 +368,15 @@ func TestZhDocsLinksResolve(t *testing.T) {
 	}
 	if !backToEnglish {
 		t.Error("docs/zh does not link back to the English docs/getting-started.md")
+	}
+	// And the English docs link to it.
+	for file, link := range map[string]string{"README.md": "(docs/zh/README.md)", "docs/getting-started.md": "(zh/getting-started.md)"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), link) {
+			t.Errorf("%s does not link %s", file, link)
+		}
 	}
 }
