@@ -77,6 +77,7 @@ var uiZH = map[string]string{
 	" ({0} older not kept)":                 " (更早的 {0} 次没有保留)",
 	"Managed fields: who owns which fields": "托管字段 (managedFields): 哪个字段归谁管",
 	"YAML now":                              "当前的 YAML",
+	"no such object: it was never seen, or deleted long ago": "没有这个对象: 从来没有见过它，或者它早已被删除",
 
 	// Words from the lab: object states, report statuses.
 	"Running":               "运行中",

@@ -244,6 +244,7 @@ func TestStatusFileIsTheSharedStatus(t *testing.T) {
 		StartedAt: at, ReadyAt: at.Add(time.Second),
 		Webhooks: &control.WebhookServing{Host: "127.0.0.1", Port: 9443, CertDir: "/certs", Front: "https://127.0.0.1:1"},
 		UI:       "http://127.0.0.1:8080/",
+		Lang:     "zh",
 		Health: control.Health{
 			State: control.StateDegraded,
 			Processes: []control.ProcessHealth{{

@@ -46,7 +46,7 @@ function actorName(a) { return (LANG.actors[lang] || {})[a] || a; }
 // a literal: the words that come from the lab as data (lab/ui's summary of
 // an object's state, a scenario report's status) and the connection's
 // state. lab/ui's test checks each has its Chinese, as every t() of a literal.
-const WORDS = ["live", "disconnected, retrying…", "Running", "Pending", "Succeeded", "Failed", "Unknown", "Ready", "not Ready", "NotReady",
+const WORDS = ["live", "disconnected, retrying…", "no such object: it was never seen, or deleted long ago", "Running", "Pending", "Succeeded", "Failed", "Unknown", "Ready", "not Ready", "NotReady",
   "not scheduled", "SchedulingDisabled", "Terminating", "Complete", "Active", "Bound", "Available", "not Available",
   "Released", "Lost", "Ready {0}/{1}", "Active {0}", "succeeded {0}", "held by finalizer {0}", ", ",
   "PASSED", "FAILED", "SKIPPED", "RUNNING"];
@@ -428,7 +428,7 @@ async function refreshPage() {
   try {
     const uid = state.pageFor;
     const r = await fetch("api/object?uid=" + encodeURIComponent(uid));
-    if (uid === state.pageFor) renderPage(r.ok ? await r.json() : null, r.ok ? "" : await r.text());
+    if (uid === state.pageFor) renderPage(r.ok ? await r.json() : null, r.ok ? "" : t((await r.text()).trim()));
   } finally {
     fetching = false;
     if (again) { again = false; refreshPage(); }
