@@ -81,10 +81,8 @@ func boot(ctx context.Context, dir, bin string) (err error) {
 		}
 	}()
 	kubectl := []string{"--kubeconfig", filepath.Join(state, "kubeconfig"), "get", "nodes", "--no-headers"}
-	name := "kubectl"
-	if path, lookErr := exec.LookPath("kubectl"); lookErr == nil {
-		name = path
-	} else {
+	name, lookErr := exec.LookPath("kubectl")
+	if lookErr != nil {
 		name, kubectl = bin, append([]string{"kubectl"}, kubectl...)
 	}
 	out, err := run(name, kubectl...)
