@@ -247,12 +247,12 @@ func TestWebUIInChinese(t *testing.T) {
 	// timeline's controls; the nodes' state words.
 	waitFor("the page in Chinese with 3 Ready nodes", func() error {
 		p := page()
-		for _, want := range []string{"命名空间", "所有类型", "跟随场景", "已连接", "语言"} {
+		for _, want := range []string{"名称空间", "所有类型", "跟随场景", "已连接", "语言"} {
 			if !strings.Contains(p.Header, want) {
 				return fmt.Errorf("header %q lacks %q", p.Header, want)
 			}
 		}
-		for _, want := range []string{"时间线", "参与者", "全部", "只看这个命名空间", "泳道时间窗", "清除筛选", "对象"} {
+		for _, want := range []string{"时间线", "参与者", "全部", "只看这个名称空间", "泳道时间窗", "清除筛选", "对象"} {
 			if !strings.Contains(p.Timeline, want) {
 				return fmt.Errorf("pane titles and timeline controls %q lack %q", p.Timeline, want)
 			}
@@ -286,7 +286,7 @@ func TestWebUIInChinese(t *testing.T) {
 	}
 	waitFor("the scenario pane in Chinese", func() error {
 		s := text(`document.getElementById("scenario-pane").innerText`)
-		for _, want := range []string{"场景", "删掉的 Pod 又回来了", "控制器 / 和解循环", "命名空间 crdlab-delete-pod-", "应用 deployment/web", "✓", "通过 delete-pod", "没有人让 Kubernetes 重建这个 Pod"} {
+		for _, want := range []string{"场景", "删掉的 Pod 又回来了", "控制器 / 和解循环", "名称空间 crdlab-delete-pod-", "应用 deployment/web", "✓", "通过 delete-pod", "没有人让 Kubernetes 重建这个 Pod"} {
 			if !strings.Contains(s, want) {
 				return fmt.Errorf("no %q in the scenario pane:\n%s", want, s)
 			}

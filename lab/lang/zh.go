@@ -27,7 +27,7 @@ var zh = map[string]string{
 
 	// The runner's words (scenarios).
 	"  concept:   %s\n": "  概念:     %s\n",
-	"  namespace: %s\n": "  命名空间: %s\n",
+	"  namespace: %s\n": "  名称空间: %s\n",
 	"PASS":              "通过",
 	"FAIL":              "失败",
 	"SKIP":              "跳过",
@@ -57,7 +57,7 @@ var zh = map[string]string{
 	"step %d (%s) failed":                                "第 %d 步 (%s) 失败",
 	"interrupted: %v":                                    "被中断: %v",
 	"interrupted: the scenario cleaned up after itself":  "被中断: 场景已经清理了它创建的东西",
-	"unable to create the scenario's namespace: %v":      "无法创建场景的命名空间: %v",
+	"unable to create the scenario's namespace: %v":      "无法创建场景的名称空间: %v",
 	"unable to ask the lab what it runs: %v":             "无法询问实验环境运行了哪些组件: %v",
 	"this lab does not run %s (started with --components or --no-samples?), which the scenario needs": "这个实验环境没有运行场景需要的 %s (启动时用了 --components 或 --no-samples?)",
 	"no timeline: %v": "没有时间线: %v",
@@ -134,13 +134,14 @@ var zh = map[string]string{
 var actorZH = map[string]string{
 	"replicaset":                "replicaset (副本集控制器)",
 	"horizontal-pod-autoscaler": "horizontal-pod-autoscaler (水平自动扩缩控制器)",
-	"namespace":                 "namespace (命名空间控制器)",
+	"namespace":                 "namespace (名称空间控制器)",
 	"node-lifecycle":            "node-lifecycle (节点生命周期控制器)",
 	"controller-manager":        "controller-manager (控制器管理器)",
 	"scheduler":                 "scheduler (调度器)",
 	"apiserver":                 "apiserver (API 服务器)",
 	"garbage collector":         "garbage collector (垃圾回收器)",
 	"kubelet (simulated)":       "kubelet (模拟的节点代理)",
+	"kubelet":                   "kubelet (节点代理)",
 	"you (kubectl)":             "你 (kubectl)",
 	"you (scenario)":            "你 (场景)",
 	"webapp-operator":           "webapp-operator (WebApp 控制器)",
