@@ -88,16 +88,16 @@ func TestTimelineOrderUnderLoad(t *testing.T) {
 // checkAuditTimes checks that each line of a write shows the time the
 // apiserver answered it: the stage timestamp of the audit log's request
 // whose response carries the line's revision, or, for writes whose
-// response does not (a binding answers a Status; a deletion that a
-// finalizer's removal completes), of the Pod's binding or of a deletion of
-// the object. It returns how many lines it checked, and fails if that is
+// response does not (a binding answers a Status; the update that removes
+// an object's last finalizer answers the object as it was), of the Pod's
+// binding or of a write of the object. It returns how many lines it checked, and fails if that is
 // none.
 func checkAuditTimes(t *testing.T, d control.Dir, byScenario map[string][]scenarios.Entry) int {
 	t.Helper()
 	logs, _ := filepath.Glob(filepath.Join(filepath.Dir(d.AuditLog()), "audit*.log"))
 	times := map[int64]time.Time{}
 	bound := map[string]time.Time{}     // namespace/name of a Pod
-	deleted := map[string][]time.Time{} // namespace/name
+	written := map[string][]time.Time{} // namespace/name: every write of it
 	for _, path := range logs {
 		f, err := os.Open(path)
 		if err != nil {
@@ -129,8 +129,8 @@ func checkAuditTimes(t *testing.T, d control.Dir, byScenario map[string][]scenar
 			switch {
 			case ev.Verb == "create" && ev.ObjectRef.Resource == "pods" && ev.ObjectRef.Subresource == "binding":
 				bound[key] = ev.StageTimestamp
-			case ev.Verb == "delete":
-				deleted[key] = append(deleted[key], ev.StageTimestamp)
+			case ev.ObjectRef.Subresource == "":
+				written[key] = append(written[key], ev.StageTimestamp)
 			}
 			if ev.ResponseObject == nil {
 				continue
@@ -154,7 +154,7 @@ func checkAuditTimes(t *testing.T, d control.Dir, byScenario map[string][]scenar
 			case !ok && e.Event.Verb == timeline.Bind:
 				at, ok = bound[key]
 			case !ok && e.Event.Verb == timeline.Delete:
-				for _, d := range deleted[key] {
+				for _, d := range written[key] {
 					if d.Equal(e.Event.Time) {
 						at, ok = d, true
 					}

@@ -54,13 +54,21 @@ type auditLog struct {
 	// seen counts the bytes the follower has read, a partial line included.
 	seen atomic.Int64
 
-	mu      sync.Mutex
-	deleted map[string][]deletion // resource/namespace/name (name "" for a collection)
-	times   map[int64]time.Time   // revision → stage timestamp of the write
-	revs    []int64               // the keys of times, oldest first
-	maxRev  int64                 // the highest revision of a response read
-	bound   map[string]time.Time  // namespace/name → when the Pod was bound
-	boundQ  []string              // the keys of bound, oldest first
+	mu       sync.Mutex
+	deleted  map[string][]deletion // resource/namespace/name (name "" for a collection)
+	times    map[int64]time.Time   // revision → stage timestamp of the write
+	revs     []int64               // the keys of times, oldest first
+	maxRev   int64                 // the highest revision of a response read
+	bound    map[string]time.Time  // namespace/name → when the Pod was bound
+	boundQ   []string              // the keys of bound, oldest first
+	written  map[string]write      // resource/namespace/name → its last write
+	writtenQ []string              // the keys of written, oldest first
+}
+
+// write is a request that wrote an object.
+type write struct {
+	stamp time.Time // the apiserver's stage timestamp
+	read  time.Time // when the follower read it
 }
 
 type deletion struct {
@@ -82,7 +90,7 @@ func auditKey(resource, ns, name string) string { return resource + "/" + ns + "
 // once the apiserver creates it. a.ready is closed once what is written
 // after is sure to be read.
 func followAudit(ctx context.Context, path string) *auditLog {
-	a := &auditLog{deleted: map[string][]deletion{}, times: map[int64]time.Time{}, bound: map[string]time.Time{}, ready: make(chan struct{})}
+	a := &auditLog{deleted: map[string][]deletion{}, times: map[int64]time.Time{}, bound: map[string]time.Time{}, written: map[string]write{}, ready: make(chan struct{})}
 	go func() {
 		f, err := os.Open(path)
 		if err == nil {
@@ -171,6 +179,9 @@ func (a *auditLog) add(line []byte) {
 		}
 	}
 	ref := ev.ObjectRef
+	if ref.Name != "" && ref.Subresource == "" && (ev.Verb == "update" || ev.Verb == "patch") {
+		a.rememberWrite(auditKey(ref.Resource, ref.Namespace, ref.Name), ev.StageTimestamp)
+	}
 	if ev.Verb == "create" && ref.Resource == "pods" && ref.Subresource == "binding" {
 		// A binding answers a Status, not the Pod: no revision. The Pod's
 		// BIND line is dated by its binding's request.
@@ -213,6 +224,42 @@ func (a *auditLog) rememberBinding(key string, at time.Time) {
 		a.boundQ = a.boundQ[1:]
 	}
 }
+
+func (a *auditLog) rememberWrite(key string, at time.Time) {
+	if _, ok := a.written[key]; !ok {
+		a.writtenQ = append(a.writtenQ, key)
+	}
+	a.written[key] = write{stamp: at, read: time.Now()}
+	if len(a.writtenQ) > maxTimes {
+		delete(a.written, a.writtenQ[0])
+		a.writtenQ = a.writtenQ[1:]
+	}
+}
+
+// deletedAt returns when the request that deleted an object without
+// answering the deletion's revision was answered: the last update (or
+// patch) of the object, read at most sameMoment before the watch said it
+// was deleted (seen) — the update that removed its last finalizer, which
+// answers the object as it was. It waits up to wait for the log to say.
+func (a *auditLog) deletedAt(resource, ns, name string, seen time.Time, wait time.Duration) (time.Time, bool) {
+	deadline := time.Now().Add(wait)
+	for {
+		a.mu.Lock()
+		w, ok := a.written[auditKey(resource, ns, name)]
+		a.mu.Unlock()
+		if ok && !w.read.Before(seen.Add(-sameMoment)) {
+			return w.stamp, true
+		}
+		if time.Now().After(deadline) {
+			return time.Time{}, false
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// sameMoment is how long before a watch event the request that caused it
+// can have been read from the audit log.
+const sameMoment = 100 * time.Millisecond
 
 // passedGrace is how long a lookup still waits once the log has answered
 // later revisions than the one looked up: requests complete, and are

@@ -166,6 +166,18 @@ func TestAuditTimes(t *testing.T) {
 	if got, ok := a.boundAt("a", "web-1", time.Second); !ok || !got.Equal(at(12)) {
 		t.Errorf("binding of pods/a/web-1: %v %v, want %v", got, ok, at(12))
 	}
+	// The update that removes an object's last finalizer deletes it, and
+	// answers the object as it was: its deletion is dated by that update.
+	if _, err := f.WriteString(`{"stage":"ResponseComplete","verb":"delete","stageTimestamp":"2026-12-04T10:00:00.000029Z","objectRef":{"resource":"deployments","namespace":"a","name":"gone"},"responseObject":{"metadata":{"resourceVersion":"24"}}}` + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	seen := time.Now()
+	if _, err := f.WriteString(`{"stage":"ResponseComplete","verb":"patch","stageTimestamp":"2026-12-04T10:00:00.000030Z","objectRef":{"resource":"deployments","namespace":"a","name":"gone"},"responseObject":{"metadata":{"resourceVersion":"24"}}}` + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := a.deletedAt("deployments", "a", "gone", seen, 5*time.Second); !ok || !got.Equal(at(30)) {
+		t.Errorf("deletion of deployments/a/gone: %v %v, want the patch's time %v", got, ok, at(30))
+	}
 	start := time.Now()
 	if _, ok := a.when(15, time.Hour); ok {
 		t.Error("revision 15, which no response carries, has a time")

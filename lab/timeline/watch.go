@@ -199,6 +199,11 @@ func (w *watcher) record(e Event, c Change, obj *unstructured.Unstructured) {
 			if at, found = w.audit.when(e.Revision, auditWait); found {
 				e.Time = at
 			}
+			if !found && e.Verb == Delete {
+				if at, found = w.audit.deletedAt(c.Resource.Resource, e.Namespace, e.Name, e.arrived, auditWait); found {
+					e.Time = at
+				}
+			}
 		}
 		if named {
 			if d, ok := w.audit.deletion(c.Resource.Resource, e.Namespace, e.Name, auditWait); ok {
