@@ -79,17 +79,28 @@ var _ = Describe("the timeline across the audit log's rotation", func() {
 		))
 		data, err := os.ReadFile(l.Dir().AuditLog()) // the new log, after the rotation
 		Expect(err).NotTo(HaveOccurred())
-		answered := map[string]time.Time{}
+		answered := map[string]time.Time{} // by the revision its response carries
+		var deleted []time.Time            // deletions of after-rotation, which answer a Status
 		for _, line := range strings.Split(string(data), "\n") {
 			var ev struct {
+				Verb           string    `json:"verb"`
 				StageTimestamp time.Time `json:"stageTimestamp"`
+				ObjectRef      struct {
+					Name string `json:"name"`
+				} `json:"objectRef"`
 				ResponseObject struct {
 					Metadata struct {
 						ResourceVersion string `json:"resourceVersion"`
 					} `json:"metadata"`
 				} `json:"responseObject"`
 			}
-			if json.Unmarshal([]byte(line), &ev) == nil && ev.ResponseObject.Metadata.ResourceVersion != "" {
+			if json.Unmarshal([]byte(line), &ev) != nil {
+				continue
+			}
+			if ev.Verb == "delete" && ev.ObjectRef.Name == after.Name {
+				deleted = append(deleted, ev.StageTimestamp)
+			}
+			if ev.ResponseObject.Metadata.ResourceVersion != "" {
 				if _, seen := answered[ev.ResponseObject.Metadata.ResourceVersion]; !seen {
 					answered[ev.ResponseObject.Metadata.ResourceVersion] = ev.StageTimestamp
 				}
@@ -97,6 +108,10 @@ var _ = Describe("the timeline across the audit log's rotation", func() {
 		}
 		for _, e := range ours {
 			at, ok := answered[fmt.Sprint(e.Revision)]
+			if e.Verb == timeline.Delete {
+				Expect(deleted).To(HaveLen(1), "the deletion of %s in the new audit log", after.Name)
+				at, ok = deleted[0], true
+			}
 			Expect(ok).To(BeTrue(), "no response in the new audit log carries revision %d (%s)", e.Revision, e.Verb)
 			Expect(e.Time).To(BeTemporally("==", at), "the time of %s %s", e.Verb, e.Name)
 		}
