@@ -153,34 +153,49 @@ func (l *Lab) Record(e timeline.Event) {
 // Timeline streams the lab's timeline into sink until ctx is done: every
 // change in the cluster since the lab started watching it and every line
 // only this process sees, in the cluster's order (timeline.Order), each
-// write with its revision and the apiserver's time. ready, if not nil, is
-// called once the stream is subscribed and the lab's watches have synced:
-// the changes made after it are in the stream. It is the one stream the
-// terminal, logs/timeline.log, the web UI and the scenario runs show
+// write with its revision and the apiserver's time. It is the one stream
+// the terminal, logs/timeline.log, the web UI and the scenario runs show
 // (control.RouteTimeline).
+//
+// ready, if not nil, is called once the lab's watches have synced (or
+// after syncWait, when a resource cannot be listed: a CRD whose
+// conversion webhook does not answer): the changes made after it are in
+// the stream. Lines released before it are not streamed.
 func (l *Lab) Timeline(ctx context.Context, sink timeline.Sink, ready func()) error {
 	ch, cancel := l.ordered.Subscribe()
 	defer cancel()
-	select {
-	case <-l.watchSynced:
-	case <-ctx.Done():
-		return nil
-	}
-	if l.watchErr != nil {
-		return l.watchErr
-	}
-	if ready != nil {
-		ready()
-	}
+	synced, timeout := l.watchSynced, time.After(syncWait)
+	started := ready == nil
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-synced:
+			if l.watchErr != nil {
+				return l.watchErr
+			}
+			synced, timeout = nil, nil
+			if !started {
+				ready()
+				started = true
+			}
+		case <-timeout:
+			timeout = nil
+			if !started {
+				ready()
+				started = true
+			}
 		case e := <-ch:
-			sink.Record(e)
+			if started {
+				sink.Record(e)
+			}
 		}
 	}
 }
+
+// syncWait bounds how long Timeline waits for the lab's watches to sync
+// before it calls ready.
+const syncWait = 20 * time.Second
 
 // TimelineWindow is how long the lab's timeline holds a line for the lines
 // before it.
