@@ -25,28 +25,44 @@ import (
 // which tells the lines of the writes after a Mark from those before.
 
 // Mark is a place in the timeline: TimelineSince(mark) returns what came
-// after it.
+// after it. Mark 0 is the timeline's start.
 type Mark int64
+
+// offsetBits: a Mark is the timeline log's size when it was taken, in its
+// low bits, and a number of the environment's marks above them, which
+// finds the cluster's revision then.
+const offsetBits = 40
 
 // Mark returns the end of the timeline now; take one when a spec starts.
 // It also reads the cluster's revision now: the lab holds each line half
 // a second for the lines before it, so lines of earlier writes can still
 // come after the mark, and TimelineSince leaves them out.
 func (e *Environment) Mark() Mark {
-	fi, err := os.Stat(e.timelinePath())
-	if err != nil {
+	size := e.timelineSize()
+	if size < 0 {
 		return 0
 	}
-	m := Mark(fi.Size())
-	if rev := e.revisionNow(); rev > 0 {
-		e.marksOf().set(m, rev)
+	rev := e.revisionNow()
+	if rev == 0 {
+		return Mark(size)
 	}
-	return m
+	return e.marksOf().add(size, rev)
+}
+
+// timelineSize returns the size of the timeline log now, -1 if there is
+// none.
+func (e *Environment) timelineSize() int64 {
+	fi, err := os.Stat(e.timelinePath())
+	if err != nil {
+		return -1
+	}
+	return fi.Size()
 }
 
 // marks are the cluster's revisions at an environment's marks.
 type marks struct {
 	mu  sync.Mutex
+	n   int64
 	rev map[Mark]int64
 }
 
@@ -62,10 +78,14 @@ func (e *Environment) marksOf() *marks {
 	return e.marks
 }
 
-func (m *marks) set(mark Mark, rev int64) {
+// add returns a new mark at offset, taken at revision rev.
+func (m *marks) add(offset, rev int64) Mark {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.n++
+	mark := Mark(m.n<<offsetBits | offset)
 	m.rev[mark] = rev
+	return mark
 }
 
 func (m *marks) get(mark Mark) int64 {
@@ -130,7 +150,7 @@ func (e *Environment) TimelineSince(mark Mark) string {
 		return fmt.Sprintf("(no timeline: %v)\n", err)
 	}
 	defer f.Close()
-	if _, err := f.Seek(int64(mark), io.SeekStart); err != nil {
+	if _, err := f.Seek(int64(mark)&(1<<offsetBits-1), io.SeekStart); err != nil {
 		return fmt.Sprintf("(no timeline: %v)\n", err)
 	}
 	data, err := io.ReadAll(f)
@@ -144,10 +164,10 @@ func (e *Environment) TimelineSince(mark Mark) string {
 // limit.
 func (e *Environment) waitQuiet(quiet, limit time.Duration) {
 	deadline := time.Now().Add(limit)
-	last := e.Mark()
+	last := e.timelineSize()
 	for time.Now().Before(deadline) {
 		time.Sleep(quiet)
-		now := e.Mark()
+		now := e.timelineSize()
 		if now == last {
 			return
 		}
