@@ -286,6 +286,39 @@ func (a *auditLog) when(rev int64, wait time.Duration) (time.Time, bool) {
 	}
 }
 
+// timeOf returns, without waiting, when the apiserver answered the write
+// of line e (of resource): by the revision its response carries; for a
+// BIND, by the Pod's binding; for a DELETE whose revision no response
+// carries, by the update that completed it (deletedAt). passed says the
+// log has answered later revisions than e's.
+func (a *auditLog) timeOf(e *Event, resource string) (at time.Time, found, passed bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	passed = a.maxRev > e.Revision
+	if e.Verb == Bind {
+		at, found = a.bound[e.Namespace+"/"+e.Name]
+		return at, found, passed
+	}
+	if at, found = a.times[e.Revision]; found || e.Verb != Delete {
+		return at, found, passed
+	}
+	if w, ok := a.written[auditKey(resource, e.Namespace, e.Name)]; ok && !w.read.Before(e.arrived.Add(-sameMoment)) {
+		return w.stamp, true, passed
+	}
+	return time.Time{}, false, passed
+}
+
+// claimDeletion is deletion without waiting.
+func (a *auditLog) claimDeletion(resource, ns, name string) (deletion, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	d, ok := a.claim(auditKey(resource, ns, name), true)
+	if !ok {
+		d, ok = a.claim(auditKey(resource, ns, ""), false)
+	}
+	return d, ok
+}
+
 // boundAt returns when the Pod namespace/name was bound to its node (the
 // latest binding of it), waiting up to wait for the log to say.
 func (a *auditLog) boundAt(namespace, name string, wait time.Duration) (time.Time, bool) {

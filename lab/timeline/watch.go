@@ -177,6 +177,7 @@ func (w *watcher) watch(ctx context.Context, gvr schema.GroupVersionResource, h 
 // audit log would show.
 func (w *watcher) record(e Event, c Change, obj *unstructured.Unstructured) {
 	e.arrived = time.Now()
+	e.Time = e.arrived // until the audit log says when the apiserver answered
 	if w.revisions {
 		e.Revision, _ = strconv.ParseInt(obj.GetResourceVersion(), 10, 64)
 	}
@@ -188,34 +189,43 @@ func (w *watcher) record(e Event, c Change, obj *unstructured.Unstructured) {
 		return
 	}
 	go func() {
-		found := false
-		var at time.Time
-		switch {
-		case timed && e.Verb == Bind:
-			if at, found = w.audit.boundAt(e.Namespace, e.Name, auditWait); found {
-				e.Time = at
-			}
-		case timed:
-			if at, found = w.audit.when(e.Revision, auditWait); found {
-				e.Time = at
-			}
-			if !found && e.Verb == Delete {
-				if at, found = w.audit.deletedAt(c.Resource.Resource, e.Namespace, e.Name, e.arrived, auditWait); found {
-					e.Time = at
-				}
-			}
-		}
-		if named {
-			if d, ok := w.audit.deletion(c.Resource.Resource, e.Namespace, e.Name, auditWait); ok {
-				e.Actor = d.actor
-				if !found && w.revisions {
-					e.Time = d.stamp
-				}
-			}
-		}
+		w.fromAudit(&e, c.Resource.Resource, timed, named)
 		w.sink.Record(e)
 		w.tell(c, &e)
 	}()
+}
+
+// fromAudit gives e its time (timed) and its deleter (named) from the
+// audit log, looking both up at once until both are found or auditWait
+// has passed since e arrived: the time, by the revision its response
+// carries (a binding: by its Pod; a deletion that an update completed: by
+// that update), no longer once the log is past the revision; the deleter,
+// by the deletion of the object, whose time also dates e when nothing
+// else does.
+func (w *watcher) fromAudit(e *Event, resource string, timed, named bool) {
+	deadline := e.arrived.Add(auditWait)
+	var stamp time.Time
+	for {
+		if timed {
+			at, found, passed := w.audit.timeOf(e, resource)
+			if found {
+				e.Time = at
+			}
+			timed = !found && !(passed && time.Since(e.arrived) > passedGrace)
+		}
+		if named {
+			if d, ok := w.audit.claimDeletion(resource, e.Namespace, e.Name); ok {
+				e.Actor, stamp, named = d.actor, d.stamp, false
+				if w.revisions && e.Time.Equal(e.arrived) {
+					e.Time = stamp
+				}
+			}
+		}
+		if (!timed && !named) || time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // tell tells the observer, if any, of c with its line e (nil: none).
