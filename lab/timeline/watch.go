@@ -198,8 +198,9 @@ func (w *watcher) record(e Event, c Change, obj *unstructured.Unstructured) {
 // fromAudit gives e its time (timed) and its deleter (named) from the
 // audit log, looking both up at once until both are found or auditWait
 // has passed since e arrived: the time, by the revision its response
-// carries (a binding: by its Pod; a deletion that an update completed: by
-// that update), no longer once the log is past the revision; the deleter,
+// carries (no longer once the log is past the revision), or, for a
+// binding, by its Pod, for a deletion that an update completed, by that
+// update; the deleter,
 // by the deletion of the object, whose time also dates e when nothing
 // else does.
 func (w *watcher) fromAudit(e *Event, resource string, timed, named bool) {
@@ -211,7 +212,11 @@ func (w *watcher) fromAudit(e *Event, resource string, timed, named bool) {
 			if found {
 				e.Time = at
 			}
-			timed = !found && !(passed && time.Since(e.arrived) > passedGrace)
+			// A line whose time is found by its revision stops waiting
+			// once the log is past it; a binding or a deletion, found
+			// otherwise, waits on.
+			byRevision := e.Verb != Bind && e.Verb != Delete
+			timed = !found && !(byRevision && passed && time.Since(e.arrived) > passedGrace)
 		}
 		if named {
 			if d, ok := w.audit.claimDeletion(resource, e.Namespace, e.Name); ok {
