@@ -227,7 +227,7 @@ chaos: ## Fault injection: kill -9 each process of a lab on --data-dir under a s
 .PHONY: test-timeline
 test-timeline: ## The timeline's order under load: delete-pod, scale and cascade-delete RUNS times each (default 20), against 'crdlab up -d' and through the Go API; prints the late lines.
 	CRDLAB_TIMELINE_RUNS=$(or $(RUNS),20) $(GO) test -vet=off -count=1 -v -run '^TestTimelineOrderUnderLoad$$' -timeout 90m ./cmd/crdlab/
-	CRDLAB_TIMELINE_RUNS=$(or $(RUNS),20) $(GO) test -vet=off -count=1 -v -run '^TestScenarios$$' -ginkgo.focus 'on a loaded machine' -timeout 90m ./scenarios/
+	CRDLAB_TIMELINE_RUNS=$(or $(RUNS),20) $(GO) test -vet=off -count=1 -v -timeout 90m ./scenarios/ -run '^TestScenarios$$' -ginkgo.focus 'on a loaded machine' -ginkgo.v
 
 .PHONY: standalone
 standalone: ## Build standalone etcd and kube-apiserver into bin/standalone: the benchmarks' reference, what plain envtest runs.
