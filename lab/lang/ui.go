@@ -28,6 +28,7 @@ func (l Lang) UITranslated(msg string) bool { return l != ZH || uiZH[msg] != "" 
 
 // uiZH holds the web UI's words in Chinese.
 var uiZH = map[string]string{
+	"arrived late: shown in its place by its revision": "来得晚了: 按它的 revision 插回了应有的位置",
 	// index.html
 	"namespace":        "名称空间",
 	"every kind":       "所有类型",

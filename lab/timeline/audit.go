@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,21 +16,30 @@ import (
 
 // The watch of an object says it was deleted, not by whom; the apiserver's
 // audit log does. A lab runs its apiserver with an audit policy that logs
-// deletions only, and the timeline reads the log to name
-// who deleted what: the garbage collector, the namespace controller, you.
+// every write with its response, and the timeline reads the log to name
+// who deleted what (the garbage collector, the namespace controller, you)
+// and to date each write the apiserver's way: the stage timestamp of the
+// request whose response carries the write's revision.
 
 // auditEvent is the part of an audit.k8s.io/v1 Event the timeline reads.
 type auditEvent struct {
-	Stage     string `json:"stage"`
-	Verb      string `json:"verb"`
-	UserAgent string `json:"userAgent"`
-	User      struct {
+	Stage          string    `json:"stage"`
+	Verb           string    `json:"verb"`
+	UserAgent      string    `json:"userAgent"`
+	StageTimestamp time.Time `json:"stageTimestamp"`
+	ResponseObject *struct {
+		Metadata struct {
+			ResourceVersion string `json:"resourceVersion"`
+		} `json:"metadata"`
+	} `json:"responseObject"`
+	User struct {
 		Username string `json:"username"`
 	} `json:"user"`
 	ObjectRef *struct {
-		Resource  string `json:"resource"`
-		Namespace string `json:"namespace"`
-		Name      string `json:"name"`
+		Resource    string `json:"resource"`
+		Subresource string `json:"subresource"`
+		Namespace   string `json:"namespace"`
+		Name        string `json:"name"`
 	} `json:"objectRef"`
 }
 
@@ -44,14 +54,31 @@ type auditLog struct {
 	// seen counts the bytes the follower has read, a partial line included.
 	seen atomic.Int64
 
-	mu      sync.Mutex
-	deleted map[string][]deletion // resource/namespace/name (name "" for a collection)
+	mu       sync.Mutex
+	deleted  map[string][]deletion // resource/namespace/name (name "" for a collection)
+	times    map[int64]time.Time   // revision → stage timestamp of the write
+	revs     []int64               // the keys of times, oldest first
+	maxRev   int64                 // the highest revision of a response read
+	bound    map[string]time.Time  // namespace/name → when the Pod was bound
+	boundQ   []string              // the keys of bound, oldest first
+	written  map[string]write      // resource/namespace/name → its last write
+	writtenQ []string              // the keys of written, oldest first
+}
+
+// write is a request that wrote an object.
+type write struct {
+	stamp time.Time // the apiserver's stage timestamp
+	read  time.Time // when the follower read it
 }
 
 type deletion struct {
 	actor string
-	at    time.Time
+	at    time.Time // when the follower read it
+	stamp time.Time // the apiserver's stage timestamp
 }
+
+// maxTimes is how many writes' times the follower remembers.
+const maxTimes = 50000
 
 // auditMemory is how long a deletion waits to be claimed by a watch event.
 const auditMemory = 30 * time.Second
@@ -63,7 +90,7 @@ func auditKey(resource, ns, name string) string { return resource + "/" + ns + "
 // once the apiserver creates it. a.ready is closed once what is written
 // after is sure to be read.
 func followAudit(ctx context.Context, path string) *auditLog {
-	a := &auditLog{deleted: map[string][]deletion{}, ready: make(chan struct{})}
+	a := &auditLog{deleted: map[string][]deletion{}, times: map[int64]time.Time{}, bound: map[string]time.Time{}, written: map[string]write{}, ready: make(chan struct{})}
 	go func() {
 		f, err := os.Open(path)
 		if err == nil {
@@ -78,7 +105,7 @@ func followAudit(ctx context.Context, path string) *auditLog {
 			}
 			f, err = os.Open(path)
 		}
-		defer f.Close()
+		defer func() { f.Close() }()
 		r := bufio.NewReaderSize(f, 64<<10)
 		var partial []byte
 		for {
@@ -87,6 +114,16 @@ func followAudit(ctx context.Context, path string) *auditLog {
 			a.seen.Add(int64(len(line)))
 			if err == nil {
 				a.add(partial)
+				partial = partial[:0]
+				continue
+			}
+			if next := rotated(f, path); next != nil {
+				// The apiserver renamed the log and writes a new one: what
+				// it wrote to the old one before is read (the loop came
+				// to its end), the new one is read from its start.
+				f.Close()
+				f = next
+				r.Reset(f)
 				partial = partial[:0]
 				continue
 			}
@@ -100,24 +137,201 @@ func followAudit(ctx context.Context, path string) *auditLog {
 	return a
 }
 
+// rotated returns the file now at path, opened, when it is not f any more
+// (the apiserver rotated its log, at --audit-log-maxsize) or when f was
+// truncated, once f has been read to its end; nil when f is still the log.
+func rotated(f *os.File, path string) *os.File {
+	now, err := os.Stat(path)
+	if err != nil {
+		return nil // between the rename and the new file: look again later
+	}
+	cur, err := f.Stat()
+	if err != nil {
+		return nil
+	}
+	pos, err := f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return nil
+	}
+	if os.SameFile(now, cur) && cur.Size() >= pos {
+		return nil
+	}
+	if !os.SameFile(now, cur) && cur.Size() > pos {
+		return nil // lines written before the rotation are still to read
+	}
+	next, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	return next
+}
+
 func (a *auditLog) add(line []byte) {
 	var ev auditEvent
 	if json.Unmarshal(line, &ev) != nil || ev.ObjectRef == nil || ev.Stage != "ResponseComplete" {
 		return
 	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if ev.ResponseObject != nil {
+		if rev, err := strconv.ParseInt(ev.ResponseObject.Metadata.ResourceVersion, 10, 64); err == nil && rev > 0 {
+			a.remember(rev, ev.StageTimestamp)
+		}
+	}
+	ref := ev.ObjectRef
+	if ref.Name != "" && ref.Subresource == "" && (ev.Verb == "update" || ev.Verb == "patch") {
+		a.rememberWrite(auditKey(ref.Resource, ref.Namespace, ref.Name), ev.StageTimestamp)
+	}
+	if ev.Verb == "create" && ref.Resource == "pods" && ref.Subresource == "binding" {
+		// A binding answers a Status, not the Pod: no revision. The Pod's
+		// BIND line is dated by its binding's request.
+		a.rememberBinding(ref.Namespace+"/"+ref.Name, ev.StageTimestamp)
+		return
+	}
 	if ev.Verb != "delete" && ev.Verb != "deletecollection" {
 		return
 	}
-	ref := ev.ObjectRef
 	key := auditKey(ref.Resource, ref.Namespace, ref.Name)
-	a.mu.Lock()
-	defer a.mu.Unlock()
 	if len(a.deleted) > 10000 { // deletions nobody looked up (a kubelet's confirmations): forget the old ones
 		for k := range a.deleted {
 			a.claim(k, false)
 		}
 	}
-	a.deleted[key] = append(a.deleted[key], deletion{actor: auditActor(ev.User.Username, ev.UserAgent), at: time.Now()})
+	a.deleted[key] = append(a.deleted[key], deletion{actor: auditActor(ev.User.Username, ev.UserAgent), at: time.Now(), stamp: ev.StageTimestamp})
+}
+
+// remember records when the write of revision rev was answered. A write
+// that changed nothing answers the revision of the one before: the first
+// answer of a revision is its write's.
+func (a *auditLog) remember(rev int64, at time.Time) {
+	if _, ok := a.times[rev]; ok {
+		return
+	}
+	a.times[rev] = at
+	a.maxRev = max(a.maxRev, rev)
+	a.revs = append(a.revs, rev)
+	if len(a.revs) > maxTimes {
+		delete(a.times, a.revs[0])
+		a.revs = a.revs[1:]
+	}
+}
+
+func (a *auditLog) rememberBinding(key string, at time.Time) {
+	a.bound[key] = at
+	a.boundQ = append(a.boundQ, key)
+	if len(a.boundQ) > maxTimes {
+		delete(a.bound, a.boundQ[0])
+		a.boundQ = a.boundQ[1:]
+	}
+}
+
+func (a *auditLog) rememberWrite(key string, at time.Time) {
+	if _, ok := a.written[key]; !ok {
+		a.writtenQ = append(a.writtenQ, key)
+	}
+	a.written[key] = write{stamp: at, read: time.Now()}
+	if len(a.writtenQ) > maxTimes {
+		delete(a.written, a.writtenQ[0])
+		a.writtenQ = a.writtenQ[1:]
+	}
+}
+
+// deletedAt returns when the request that deleted an object without
+// answering the deletion's revision was answered: the last update (or
+// patch) of the object, read at most sameMoment before the watch said it
+// was deleted (seen) — the update that removed its last finalizer, which
+// answers the object as it was. It waits up to wait for the log to say.
+func (a *auditLog) deletedAt(resource, ns, name string, seen time.Time, wait time.Duration) (time.Time, bool) {
+	deadline := time.Now().Add(wait)
+	for {
+		a.mu.Lock()
+		w, ok := a.written[auditKey(resource, ns, name)]
+		a.mu.Unlock()
+		if ok && !w.read.Before(seen.Add(-sameMoment)) {
+			return w.stamp, true
+		}
+		if time.Now().After(deadline) {
+			return time.Time{}, false
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// sameMoment is how long before a watch event the request that caused it
+// can have been read from the audit log.
+const sameMoment = 100 * time.Millisecond
+
+// passedGrace is how long a lookup still waits once the log has answered
+// later revisions than the one looked up: requests complete, and are
+// logged, a little out of revision order.
+const passedGrace = 50 * time.Millisecond
+
+// when returns the stage timestamp of the write of revision rev, waiting
+// up to wait for the audit log to say (the watch can be faster than the
+// log), or less once the log is past rev: a write whose response does
+// not carry its revision (a binding, the deletion that a finalizer's
+// removal completes) is not in it.
+func (a *auditLog) when(rev int64, wait time.Duration) (time.Time, bool) {
+	start := time.Now()
+	for {
+		a.mu.Lock()
+		t, ok := a.times[rev]
+		passed := a.maxRev > rev
+		a.mu.Unlock()
+		waited := time.Since(start)
+		if ok || waited > wait || (passed && waited > passedGrace) {
+			return t, ok
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// timeOf returns, without waiting, when the apiserver answered the write
+// of line e (of resource): by the revision its response carries; for a
+// BIND, by the Pod's binding; for a DELETE whose revision no response
+// carries, by the update that completed it (deletedAt). passed says the
+// log has answered later revisions than e's.
+func (a *auditLog) timeOf(e *Event, resource string) (at time.Time, found, passed bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	passed = a.maxRev > e.Revision
+	if e.Verb == Bind {
+		at, found = a.bound[e.Namespace+"/"+e.Name]
+		return at, found, passed
+	}
+	if at, found = a.times[e.Revision]; found || e.Verb != Delete {
+		return at, found, passed
+	}
+	if w, ok := a.written[auditKey(resource, e.Namespace, e.Name)]; ok && !w.read.Before(e.arrived.Add(-sameMoment)) {
+		return w.stamp, true, passed
+	}
+	return time.Time{}, false, passed
+}
+
+// claimDeletion is deletion without waiting.
+func (a *auditLog) claimDeletion(resource, ns, name string) (deletion, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	d, ok := a.claim(auditKey(resource, ns, name), true)
+	if !ok {
+		d, ok = a.claim(auditKey(resource, ns, ""), false)
+	}
+	return d, ok
+}
+
+// boundAt returns when the Pod namespace/name was bound to its node (the
+// latest binding of it), waiting up to wait for the log to say.
+func (a *auditLog) boundAt(namespace, name string, wait time.Duration) (time.Time, bool) {
+	deadline := time.Now().Add(wait)
+	for {
+		a.mu.Lock()
+		t, ok := a.bound[namespace+"/"+name]
+		a.mu.Unlock()
+		if ok || time.Now().After(deadline) {
+			return t, ok
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // who returns who deleted the object (the oldest deletion of it not yet
@@ -125,16 +339,22 @@ func (a *auditLog) add(line []byte) {
 // for the audit log to say (the watch can be faster than the log); "" if it
 // does not.
 func (a *auditLog) who(resource, ns, name string, wait time.Duration) string {
+	d, _ := a.deletion(resource, ns, name, wait)
+	return d.actor
+}
+
+// deletion is who: the deletion itself.
+func (a *auditLog) deletion(resource, ns, name string, wait time.Duration) (deletion, bool) {
 	deadline := time.Now().Add(wait)
 	for {
 		a.mu.Lock()
-		actor, ok := a.claim(auditKey(resource, ns, name), true)
+		d, ok := a.claim(auditKey(resource, ns, name), true)
 		if !ok {
-			actor, ok = a.claim(auditKey(resource, ns, ""), false)
+			d, ok = a.claim(auditKey(resource, ns, ""), false)
 		}
 		a.mu.Unlock()
 		if ok || time.Now().After(deadline) {
-			return actor
+			return d, ok
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -142,16 +362,16 @@ func (a *auditLog) who(resource, ns, name string, wait time.Duration) string {
 
 // claim returns the oldest recent deletion of key, removing it if take (a
 // collection's deletion stands for each of its objects).
-func (a *auditLog) claim(key string, take bool) (string, bool) {
+func (a *auditLog) claim(key string, take bool) (deletion, bool) {
 	list := a.deleted[key]
 	for len(list) > 0 && time.Since(list[0].at) > auditMemory {
 		list = list[1:] // nobody claimed it
 	}
 	if len(list) == 0 {
 		delete(a.deleted, key)
-		return "", false
+		return deletion{}, false
 	}
-	actor := list[0].actor
+	d := list[0]
 	if take {
 		list = list[1:]
 	}
@@ -160,7 +380,7 @@ func (a *auditLog) claim(key string, take bool) (string, bool) {
 	} else {
 		a.deleted[key] = list
 	}
-	return actor, true
+	return d, true
 }
 
 // auditActor names the client of a request in a learner's words.

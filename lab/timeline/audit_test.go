@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -76,5 +77,112 @@ func waitSeen(t *testing.T, a *auditLog, n int64) {
 			t.Fatalf("the follower read %d bytes, want %d", a.seen.Load(), n)
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// The follower keeps reading when the apiserver rotates its log (renames
+// it at --audit-log-maxsize and starts a new one): the deletions and the
+// times written after a rotation are found.
+func TestFollowAuditRotation(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "audit.log")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a := followAudit(ctx, path)
+	<-a.ready
+	write := func(f *os.File, rev int, name string) {
+		line := `{"stage":"ResponseComplete","verb":"delete","stageTimestamp":"2026-12-04T10:00:00.` + fmt.Sprintf("%06d", rev) +
+			`Z","user":{"username":"admin"},"userAgent":"crdlab-scenario","objectRef":{"resource":"pods","namespace":"a","name":"` + name +
+			`"},"responseObject":{"metadata":{"resourceVersion":"` + fmt.Sprint(rev) + `"}}}` + "\n"
+		if _, err := f.WriteString(line); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for round := 1; round <= 3; round++ {
+		write(f, round*10, fmt.Sprintf("before-%d", round))
+		// as lumberjack rotates: the old file renamed, a new one created
+		f.Close()
+		if err := os.Rename(path, filepath.Join(dir, fmt.Sprintf("audit-%d.log", round))); err != nil {
+			t.Fatal(err)
+		}
+		if f, err = os.Create(path); err != nil {
+			t.Fatal(err)
+		}
+		write(f, round*10+1, fmt.Sprintf("after-%d", round))
+		for _, c := range []struct {
+			rev  int64
+			name string
+		}{{int64(round * 10), fmt.Sprintf("before-%d", round)}, {int64(round*10 + 1), fmt.Sprintf("after-%d", round)}} {
+			if got := a.who("pods", "a", c.name, 5*time.Second); got != "you (scenario)" {
+				t.Errorf("rotation %d: who deleted pods/a/%s: %q", round, c.name, got)
+			}
+			at, ok := a.when(c.rev, 5*time.Second)
+			want := time.Date(2026, 12, 4, 10, 0, 0, int(c.rev)*1000, time.UTC)
+			if !ok || !at.Equal(want) {
+				t.Errorf("rotation %d: time of revision %d: %v %v, want %v", round, c.rev, at, ok, want)
+			}
+		}
+	}
+	f.Close()
+}
+
+// A write's time is the stage timestamp of the request whose response
+// carries its revision (the first such: a write that changed nothing
+// answers the revision before it); a binding, which answers a Status, is
+// found by its Pod; a revision the log has passed without answering it is
+// not waited for.
+func TestAuditTimes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.log")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a := followAudit(ctx, path)
+	<-a.ready
+	for _, line := range []string{
+		`{"stage":"ResponseComplete","verb":"update","stageTimestamp":"2026-12-04T10:00:00.000010Z","objectRef":{"resource":"deployments","namespace":"a","name":"web"},"responseObject":{"metadata":{"resourceVersion":"10"}}}`,
+		`{"stage":"ResponseComplete","verb":"update","stageTimestamp":"2026-12-04T10:00:00.000011Z","objectRef":{"resource":"deployments","namespace":"a","name":"web"},"responseObject":{"metadata":{"resourceVersion":"10"}}}`,
+		`{"stage":"ResponseComplete","verb":"create","stageTimestamp":"2026-12-04T10:00:00.000012Z","objectRef":{"resource":"pods","subresource":"binding","namespace":"a","name":"web-1"},"responseObject":{"kind":"Status","status":"Success"}}`,
+		`{"stage":"ResponseComplete","verb":"create","stageTimestamp":"2026-12-04T10:00:00.000020Z","objectRef":{"resource":"pods","namespace":"a"},"responseObject":{"metadata":{"resourceVersion":"20"}}}`,
+	} {
+		if _, err := f.WriteString(line + "\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := func(us int) time.Time { return time.Date(2026, 12, 4, 10, 0, 0, us*1000, time.UTC) }
+	if got, ok := a.when(20, 5*time.Second); !ok || !got.Equal(at(20)) {
+		t.Errorf("time of revision 20: %v %v, want %v", got, ok, at(20))
+	}
+	if got, ok := a.when(10, time.Second); !ok || !got.Equal(at(10)) {
+		t.Errorf("time of revision 10: %v %v, want the first answer's, %v", got, ok, at(10))
+	}
+	if got, ok := a.boundAt("a", "web-1", time.Second); !ok || !got.Equal(at(12)) {
+		t.Errorf("binding of pods/a/web-1: %v %v, want %v", got, ok, at(12))
+	}
+	// The update that removes an object's last finalizer deletes it, and
+	// answers the object as it was: its deletion is dated by that update.
+	if _, err := f.WriteString(`{"stage":"ResponseComplete","verb":"delete","stageTimestamp":"2026-12-04T10:00:00.000029Z","objectRef":{"resource":"deployments","namespace":"a","name":"gone"},"responseObject":{"metadata":{"resourceVersion":"24"}}}` + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	seen := time.Now()
+	if _, err := f.WriteString(`{"stage":"ResponseComplete","verb":"patch","stageTimestamp":"2026-12-04T10:00:00.000030Z","objectRef":{"resource":"deployments","namespace":"a","name":"gone"},"responseObject":{"metadata":{"resourceVersion":"24"}}}` + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := a.deletedAt("deployments", "a", "gone", seen, 5*time.Second); !ok || !got.Equal(at(30)) {
+		t.Errorf("deletion of deployments/a/gone: %v %v, want the patch's time %v", got, ok, at(30))
+	}
+	start := time.Now()
+	if _, ok := a.when(15, time.Hour); ok {
+		t.Error("revision 15, which no response carries, has a time")
+	}
+	if waited := time.Since(start); waited > time.Minute {
+		t.Errorf("the lookup of a revision the log has passed waited %s", waited)
 	}
 }

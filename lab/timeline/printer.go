@@ -14,13 +14,17 @@ import (
 //
 //	+0.004s  replicaset          CREATE  pod/web-6f9c-xk2lp  2/3 → 3/3
 //
-// with colour when writing to a terminal.
+// with colour when writing to a terminal. A line marked Late says so.
 type Printer struct {
 	// Namespace is left unsaid on lines about objects in it ("default").
 	Namespace string
 	// ActorName, if not nil, names an actor as printed (lang.Lang.Actor:
 	// a Chinese gloss); nil: as the event names it.
 	ActorName func(actor string) string
+	// Revisions ends each line of a write with its revision, "  #1234"
+	// (logs/timeline.log: lab/labtest reads it to tell the lines after a
+	// Mark from the lines before).
+	Revisions bool
 
 	mu    sync.Mutex
 	out   io.Writer
@@ -29,8 +33,11 @@ type Printer struct {
 }
 
 // NewPrinter returns a printer to out; times are relative to now.
-func NewPrinter(out io.Writer) *Printer {
-	p := &Printer{Namespace: "default", out: out, start: time.Now()}
+func NewPrinter(out io.Writer) *Printer { return NewPrinterAt(out, time.Now()) }
+
+// NewPrinterAt returns a printer to out; times are relative to start.
+func NewPrinterAt(out io.Writer, start time.Time) *Printer {
+	p := &Printer{Namespace: "default", out: out, start: start}
 	if f, ok := out.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		p.color = true
 	}
@@ -66,6 +73,12 @@ func (p *Printer) Record(e Event) {
 	line := fmt.Sprintf("%+8.3fs  %-20s %s  %s", e.Time.Sub(p.start).Seconds(), actor, verb, obj)
 	if e.Detail != "" {
 		line += "  " + e.Detail
+	}
+	if e.Late {
+		line += "  (late: arrived after the lines that follow it)"
+	}
+	if p.Revisions && e.Revision > 0 {
+		line += fmt.Sprintf("  #%d", e.Revision)
 	}
 	fmt.Fprintln(p.out, line)
 }

@@ -28,9 +28,11 @@
 //   - the control socket: HTTP over the Unix socket Dir.ControlSocket, on
 //     the routes of Routes; an answer other than 200 OK carries an Error.
 //
-// The two streams of the socket carry one JSON object per line, and the
+// The streams of the socket carry one JSON object per line, and the
 // package leaves the objects' type to their owners: GET /events streams
-// timeline events (crdlab's lab/timeline.Event), POST /reports takes a
+// the lab's own timeline events and GET /timeline the lab's whole
+// timeline in the cluster's order (crdlab's lab/timeline.Event, with its
+// etcd revision), POST /reports takes a
 // scenario run's report entries (crdlab's scenarios.Entry). The protocol
 // defines the framing; the timeline's and the report's vocabulary evolve
 // with those packages, not with the protocol. POST /passes is the
