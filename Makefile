@@ -224,6 +224,11 @@ fuzz: ## Fuzz the scenario loader and crd migrate's converter for 3 minutes each
 chaos: ## Fault injection: kill -9 each process of a lab on --data-dir under a steady writer, ROUNDS times (default 3); prints recovery times and writes acknowledged/found.
 	CRDLAB_CHAOS_ROUNDS=$(or $(ROUNDS),3) $(GO) test -vet=off -count=1 -v -run '^TestChaos$$' -timeout 30m ./cmd/crdlab/
 
+.PHONY: test-timeline
+test-timeline: ## The timeline's order under load: delete-pod, scale and cascade-delete RUNS times each (default 20), against 'crdlab up -d' and through the Go API; prints the late lines.
+	CRDLAB_TIMELINE_RUNS=$(or $(RUNS),20) $(GO) test -vet=off -count=1 -v -run '^TestTimelineOrderUnderLoad$$' -timeout 90m ./cmd/crdlab/
+	CRDLAB_TIMELINE_RUNS=$(or $(RUNS),20) $(GO) test -vet=off -count=1 -v -run '^TestScenarios$$' -ginkgo.focus 'on a loaded machine' -timeout 90m ./scenarios/
+
 .PHONY: standalone
 standalone: ## Build standalone etcd and kube-apiserver into bin/standalone: the benchmarks' reference, what plain envtest runs.
 	$(GO) build -o bin/standalone/etcd ./lab/internal/standalone/etcd

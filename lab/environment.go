@@ -195,16 +195,25 @@ func (l *Lab) installEnvironment() error {
 	return err
 }
 
-// auditPolicy is the apiserver's audit policy in a lab: deletions only, at
-// the Metadata level (who, what, when), so that the timeline can name who
-// deleted an object, which its watch does not say. Everything else is not
-// logged: the log costs one line per deletion.
+// auditPolicy is the apiserver's audit policy in a lab: every write, with
+// its response (managedFields left out), so that the timeline can name who
+// deleted an object, which its watch does not say, and date each write
+// with the time the apiserver answered it: the response carries the
+// write's revision, which the watch's line carries too. Leases (heartbeats)
+// and reviews (no write) are not logged, nor are reads.
 const auditPolicy = `apiVersion: audit.k8s.io/v1
 kind: Policy
 omitStages: [RequestReceived, ResponseStarted, Panic]
+omitManagedFields: true
 rules:
-- level: Metadata
-  verbs: [delete, deletecollection]
+- level: None
+  resources:
+  - group: coordination.k8s.io
+    resources: [leases]
+  - group: authentication.k8s.io
+  - group: authorization.k8s.io
+- level: RequestResponse
+  verbs: [create, update, patch, delete, deletecollection]
 - level: None
 `
 

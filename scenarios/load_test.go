@@ -93,8 +93,10 @@ func TestMatch(t *testing.T) {
 }
 
 func TestJUnitIsValidXML(t *testing.T) {
+	started := time.Now()
 	results := []*Result{
-		{Scenario: "a", Title: "A", Status: Passed, Duration: time.Second, Steps: []StepResult{{Index: 1, Description: "apply x", Status: Passed}}},
+		{Scenario: "a", Title: "A", Status: Passed, Duration: time.Second, Namespace: "ns", Steps: []StepResult{{Index: 1, Description: "apply x", Status: Passed,
+			Timeline: []timeline.Event{{Time: started.Add(1500 * time.Millisecond), Actor: "you (scenario)", Verb: timeline.Create, Kind: "Deployment", Namespace: "ns", Name: "web", Revision: 7}}}}},
 		{Scenario: "b", Title: "B", Status: Failed, Steps: []StepResult{
 			{Index: 1, Description: "expect <x> & y", Status: Failed, Message: "not true\ndiff: a \"b\""},
 			{Index: 2, Description: "wait", Status: Skipped, Message: "skipped"},
@@ -102,7 +104,7 @@ func TestJUnitIsValidXML(t *testing.T) {
 		{Scenario: "c", Title: "C", Status: Skipped, Message: "needs nodes"},
 	}
 	var buf bytes.Buffer
-	if err := WriteJUnit(&buf, results, time.Now()); err != nil {
+	if err := WriteJUnit(&buf, results, started); err != nil {
 		t.Fatal(err)
 	}
 	var back junitSuites
@@ -114,6 +116,10 @@ func TestJUnitIsValidXML(t *testing.T) {
 	}
 	if f := back.Suites[1].Cases[0].Failure; f == nil || f.Text != "not true\ndiff: a \"b\"" {
 		t.Errorf("failure %+v", f)
+	}
+	// A step's timeline lines are its system-out, as the text report prints them.
+	if out, want := back.Suites[0].Cases[0].SystemOut, "  +1.500s  you (scenario)       CREATE  deployment/web\n"; out != want {
+		t.Errorf("system-out of step 1: %q, want %q", out, want)
 	}
 }
 

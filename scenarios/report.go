@@ -159,6 +159,7 @@ type junitCase struct {
 	Time      string        `xml:"time,attr"`
 	Failure   *junitMessage `xml:"failure,omitempty"`
 	Skipped   *junitMessage `xml:"skipped,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"` // the step's timeline lines
 }
 
 type junitMessage struct {
@@ -168,7 +169,23 @@ type junitMessage struct {
 
 func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
 
-// WriteJUnit writes the results as JUnit XML.
+// timelineText is a step's timeline lines as the text report prints them,
+// times relative to start.
+func timelineText(lines []timeline.Event, namespace string, start time.Time) string {
+	if len(lines) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	p := timeline.NewPrinterAt(&b, start)
+	p.Namespace = namespace
+	for _, e := range lines {
+		p.Record(e)
+	}
+	return b.String()
+}
+
+// WriteJUnit writes the results as JUnit XML: a testcase per step, with
+// the step's timeline lines as its system-out.
 func WriteJUnit(w io.Writer, results []*Result, started time.Time) error {
 	all := junitSuites{Name: "crdlab scenarios", Time: seconds(time.Since(started))}
 	for _, r := range results {
@@ -184,7 +201,8 @@ func WriteJUnit(w io.Writer, results []*Result, started time.Time) error {
 			s.Cases = append(s.Cases, c)
 		}
 		for _, st := range r.Steps {
-			c := junitCase{Name: fmt.Sprintf("%02d %s", st.Index, st.Description), Classname: r.Scenario, Time: seconds(st.Duration)}
+			c := junitCase{Name: fmt.Sprintf("%02d %s", st.Index, st.Description), Classname: r.Scenario, Time: seconds(st.Duration),
+				SystemOut: timelineText(st.Timeline, r.Namespace, started)}
 			switch st.Status {
 			case Failed:
 				c.Failure = &junitMessage{Message: firstLine(st.Message), Text: st.Message}

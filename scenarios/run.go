@@ -16,21 +16,6 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
-
-	"github.com/crdlab/crdlab/lab/timeline"
-)
-
-// How long the timeline may take to start, and to settle at the end.
-const (
-	// eventsOpenTimeout bounds the wait for the lab's event stream.
-	eventsOpenTimeout = 5 * time.Second
-	// syncTimeout bounds the wait for the timeline's watches.
-	syncTimeout = 30 * time.Second
-	// drainQuiet is how long the timeline must be quiet after the last
-	// step for the run to end: the last changes have reached it.
-	drainQuiet = 250 * time.Millisecond
-	// drainTimeout bounds that wait when the cluster stays busy.
-	drainTimeout = 3 * time.Second
 )
 
 // Run runs the scenario against target in a namespace of its own, and
@@ -55,6 +40,7 @@ type runner struct {
 	ns     string
 
 	activity chan struct{} // a timeline event arrived
+	tl       stepTimeline  // which step each line belongs to
 
 	mu       sync.Mutex      // guards what the timeline reads, and emit
 	ours     map[string]bool // namespaces of the scenario
@@ -127,7 +113,11 @@ func (r *runner) run(ctx context.Context) *Result {
 	r.track(u, true)
 	defer r.cleanup()
 
-	r.emit(Entry{Type: "scenario", Title: r.s.Spec.Title, Namespace: r.ns, Steps: len(r.s.Spec.Steps), Text: r.s.Spec.Concept})
+	scenario := Entry{Type: "scenario", Title: r.s.Spec.Title, Namespace: r.ns, Steps: len(r.s.Spec.Steps), Text: r.s.Spec.Concept}
+	if r.opts.Timeline {
+		scenario.Order = r.timelineOrder()
+	}
+	r.emit(scenario)
 	if r.opts.Timeline {
 		wctx, stop := context.WithCancel(ctx)
 		defer stop()
@@ -137,6 +127,7 @@ func (r *runner) run(ctx context.Context) *Result {
 	r.steps(ctx, res)
 	if r.opts.Timeline {
 		r.drain(ctx)
+		r.finishTimeline(res)
 	}
 	if res.Status == Passed {
 		res.Message = ""
@@ -165,10 +156,11 @@ func (r *runner) steps(ctx context.Context, res *Result) {
 			r.emit(Entry{Type: "narrate", Step: i + 1, Steps: n, Text: strings.TrimSpace(st.Narrate)})
 			continue
 		}
-		r.emit(Entry{Type: "step", Step: i + 1, Steps: n, Action: action, Description: sr.Description, Status: Running})
+		r.openStep(ctx, Entry{Type: "step", Step: i + 1, Steps: n, Action: action, Description: sr.Description, Status: Running})
 		t0 := time.Now()
 		note, err := operationOf(st).run(ctx, r, r.timeoutOf(st))
 		sr.Duration = time.Since(t0)
+		r.closeStep(ctx)
 		switch {
 		case errors.Is(err, errSkip):
 			sr.Status, sr.Message = Skipped, note
@@ -187,65 +179,6 @@ func (r *runner) steps(ctx context.Context, res *Result) {
 		res.Steps = append(res.Steps, sr)
 		r.emit(Entry{Type: "step", Step: i + 1, Steps: n, Action: action, Description: sr.Description,
 			Status: sr.Status, Text: sr.Message, Seconds: sr.Duration.Seconds()})
-	}
-}
-
-// startTimeline follows the lab's own events and watches the cluster until
-// wctx is done, and returns once both listen. A wait that runs out is
-// reported as a note: the timeline then misses the first changes.
-func (r *runner) startTimeline(ctx, wctx context.Context) {
-	sink := timeline.SinkFunc(r.record)
-	if r.target.Lab != nil {
-		open := make(chan struct{})
-		failed := make(chan error, 1)
-		go func() { failed <- r.target.Lab.Events(wctx, sink, func() { close(open) }) }()
-		select {
-		case <-open:
-		case err := <-failed:
-			r.note(fmt.Sprintf("the lab's own events (reconcile passes, aggregated API requests) are not shown: %v", err))
-		case <-time.After(eventsOpenTimeout):
-			r.note(fmt.Sprintf("the lab's event stream did not open within %s: the first reconcile passes may be missing", eventsOpenTimeout))
-		case <-ctx.Done():
-		}
-	}
-	synced := make(chan struct{})
-	failed := make(chan error, 1)
-	go func() {
-		failed <- timeline.WatchWith(wctx, r.target.Config, sink,
-			timeline.Options{AuditLog: r.target.AuditLog, Synced: func() { close(synced) }})
-	}()
-	select {
-	case <-synced:
-	case err := <-failed:
-		if err != nil && ctx.Err() == nil {
-			r.note(fmt.Sprintf("no timeline: %v", err))
-		}
-	case <-time.After(syncTimeout):
-		r.note(fmt.Sprintf("the timeline's watches did not sync within %s: the first changes may be missing", syncTimeout))
-	case <-ctx.Done():
-	}
-}
-
-// drain waits until the timeline has been quiet for drainQuiet, so that
-// the changes the last steps caused are shown, or drainTimeout passes
-// (reported).
-func (r *runner) drain(ctx context.Context) {
-	quiet := time.NewTimer(drainQuiet)
-	defer quiet.Stop()
-	deadline := time.NewTimer(drainTimeout)
-	defer deadline.Stop()
-	for {
-		select {
-		case <-r.activity:
-			quiet.Reset(drainQuiet)
-		case <-quiet.C:
-			return
-		case <-deadline.C:
-			r.note(fmt.Sprintf("the cluster was still busy %s after the last step: later changes are not shown", drainTimeout))
-			return
-		case <-ctx.Done():
-			return
-		}
 	}
 }
 
@@ -275,36 +208,6 @@ func (r *runner) missing(ctx context.Context) string {
 		return ""
 	}
 	return "this lab does not run " + strings.Join(out, ", ") + " (started with --components or --no-samples?), which the scenario needs"
-}
-
-// record is the timeline sink: it keeps what happens in the scenario's
-// namespaces (and to its namespaces, CRDs, and nodes when it acts on them),
-// and names the scenario as the actor of its own deletions.
-func (r *runner) record(e timeline.Event) {
-	r.mu.Lock()
-	keep := r.ours[e.Namespace]
-	switch {
-	case e.Namespace != "":
-	case e.Kind == "Namespace":
-		keep = r.ours[e.Name]
-	case e.Kind == "CustomResourceDefinition":
-		keep = r.createdHere("CustomResourceDefinition", e.Name)
-	case e.Kind == "Node":
-		keep = r.nodeSeen
-	case e.Kind == "APIService", e.Kind == "NodeMetrics", e.Kind == "LabSummary":
-		keep = true // the aggregated APIs, and requests to them
-	}
-	if keep && e.Verb == timeline.Delete && e.Actor == "?" && r.deleted[deletedKey(e.Kind, e.Namespace, e.Name)] {
-		e.Actor = "you (scenario)"
-	}
-	r.mu.Unlock()
-	if keep {
-		r.emit(Entry{Type: "event", Event: &e})
-		select {
-		case r.activity <- struct{}{}:
-		default:
-		}
-	}
 }
 
 func (r *runner) createdHere(kind, name string) bool {

@@ -218,9 +218,11 @@ spec:
 	It("against a cluster that is not a lab, skips from the first lab step on, with a note", func(ctx context.Context) {
 		s, err := scenarios.Load("controller-down")
 		Expect(err).NotTo(HaveOccurred())
-		res, _ := run(ctx, s, scenarios.Target{Config: shared.RESTConfig()})
+		res, rep := run(ctx, s, scenarios.Target{Config: shared.RESTConfig()})
 		Expect(res.Status).To(Equal(scenarios.Skipped))
 		Expect(res.Message).To(ContainSubstring("not a crdlab lab"))
+		Expect(rep.entries).To(ContainElement(And(HaveField("Type", "scenario"), HaveField("Order", scenarios.OrderArrival))))
+		Expect(rep.entries).To(ContainElement(And(HaveField("Type", "note"), HaveField("Text", ContainSubstring("timeline: in arrival order")))))
 		var statuses []string
 		for _, st := range res.Steps {
 			statuses = append(statuses, st.Status)
@@ -228,6 +230,20 @@ spec:
 		Expect(statuses).To(HaveExactElements(scenarios.Passed, scenarios.Passed, scenarios.Passed, scenarios.Skipped,
 			scenarios.Skipped, scenarios.Skipped, scenarios.Skipped, scenarios.Skipped, scenarios.Skipped,
 			scenarios.Skipped, scenarios.Skipped, scenarios.Skipped, scenarios.Skipped, scenarios.Skipped))
+	})
+
+	It("against a cluster that is not a lab, passes delete-pod, scale and cascade-delete with its timeline in arrival order", func(ctx context.Context) {
+		for _, name := range []string{"delete-pod", "scale", "cascade-delete"} {
+			s, err := scenarios.Load(name)
+			Expect(err).NotTo(HaveOccurred())
+			res, rep := run(ctx, s, scenarios.Target{Config: shared.RESTConfig()})
+			Expect(res.Status).To(Equal(scenarios.Passed), "%s: %s\n%s", name, res.Message, failures(res))
+			Expect(rep.entries).To(ContainElement(And(HaveField("Type", "note"), HaveField("Text", ContainSubstring("timeline: in arrival order")))))
+			Expect(rep.events()).To(ContainElement(And(HaveField("Actor", "replicaset"), HaveField("Verb", timeline.Create), HaveField("Kind", "Pod"))))
+			for _, e := range rep.events() {
+				Expect(e.Revision).To(BeZero(), "a line in arrival order carries no revision: %+v", e)
+			}
+		}
 	})
 
 	It("runs a user's scenario file that applies a file next to it", func(ctx context.Context) {

@@ -33,6 +33,11 @@ type Lab interface {
 	// Events streams the lab's own events into sink until ctx is done,
 	// calling ready once it listens.
 	Events(ctx context.Context, sink timeline.Sink, ready func()) error
+	// Timeline streams the lab's timeline (every change in the cluster
+	// and the lab's own events, in the cluster's order, each write with
+	// its revision) into sink until ctx is done, calling ready once the
+	// changes made after it are sure to be in it.
+	Timeline(ctx context.Context, sink timeline.Sink, ready func()) error
 }
 
 // RemoteLab is a lab another process runs ('crdlab up'), reached through
@@ -46,6 +51,18 @@ var _ Lab = RemoteLab{}
 // is skipped).
 func (r RemoteLab) Events(ctx context.Context, sink timeline.Sink, ready func()) error {
 	return r.Client.Events(ctx, func(line json.RawMessage) {
+		var e timeline.Event
+		if json.Unmarshal(line, &e) == nil {
+			sink.Record(e)
+		}
+	}, ready)
+}
+
+// Timeline streams the lab's timeline into sink until ctx is done: the
+// control socket's lines (control.RouteTimeline), read as timeline events
+// (a line that is not one is skipped).
+func (r RemoteLab) Timeline(ctx context.Context, sink timeline.Sink, ready func()) error {
+	return r.Client.Timeline(ctx, func(line json.RawMessage) {
 		var e timeline.Event
 		if json.Unmarshal(line, &e) == nil {
 			sink.Record(e)
@@ -79,8 +96,11 @@ type Entry struct {
 	Description string          `json:"description,omitempty"`
 	Status      string          `json:"status,omitempty"` // running, passed, failed, skipped
 	Text        string          `json:"text,omitempty"`
-	Event       *timeline.Event `json:"event,omitempty"`
-	Seconds     float64         `json:"seconds,omitempty"`
+	Event       *timeline.Event `json:"event,omitempty"` // its Step is the step it belongs to
+	// Order is the order of the run's timeline (scenario entry):
+	// OrderRevision or OrderArrival.
+	Order   string  `json:"order,omitempty"`
+	Seconds float64 `json:"seconds,omitempty"`
 }
 
 // Statuses of steps and scenarios.
@@ -114,6 +134,9 @@ type Result struct {
 	Message   string        `json:"message,omitempty"`
 	Duration  time.Duration `json:"duration"`
 	Steps     []StepResult  `json:"steps"`
+	// LateLines counts the timeline lines shown after lines that follow
+	// them (marked late): they came after the lab's window.
+	LateLines int `json:"lateLines,omitempty"`
 }
 
 // Passed reports whether the scenario passed.
@@ -127,4 +150,7 @@ type StepResult struct {
 	Status      string        `json:"status"`
 	Message     string        `json:"message,omitempty"`
 	Duration    time.Duration `json:"duration"`
+	// Timeline is the step's lines: those whose revision (time, for a
+	// line without one) is in the step's range.
+	Timeline []timeline.Event `json:"timeline,omitempty"`
 }

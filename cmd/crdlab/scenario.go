@@ -202,16 +202,14 @@ func runScenarios(ctx context.Context, out, errOut io.Writer, g *globalFlags, f 
 	}
 	defer stop()
 	if c, ok := target.Lab.(scenarios.RemoteLab); ok {
-		// The lab's web UI shows the run beside its timeline (which has
-		// the run's timeline lines already).
+		// The lab's web UI shows the run beside its timeline, each of the
+		// run's timeline lines under its step.
 		report, end := c.Report(ctx)
 		defer end()
 		shown := listener
 		listener = func(e scenarios.Entry) {
 			shown(e)
-			if e.Type != "event" {
-				report(e)
-			}
+			report(e)
 		}
 	}
 

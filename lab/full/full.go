@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/crdlab/crdlab/controllers"
 	"github.com/crdlab/crdlab/fixtures"
@@ -27,7 +29,16 @@ type Options struct {
 	// process sees: the operators' reconcile passes and the aggregated API
 	// server's requests ('crdlab up' prints them; a suite collects them).
 	Trace timeline.Sink
+
+	// Observe, if not nil, is told of every object the lab's timeline
+	// watch holds and of every change to one (the web UI's view of the
+	// cluster); see timeline.Options.Observe.
+	Observe func(timeline.Change)
 }
+
+// orderWindow is how long the lab's timeline holds a line for the lines
+// of lower revisions that other informers have not delivered yet.
+const orderWindow = 500 * time.Millisecond
 
 // Lab is a running full lab. Stop it with Stop.
 type Lab struct {
@@ -38,18 +49,29 @@ type Lab struct {
 
 	events  timeline.Broadcast
 	stopOps context.CancelFunc
+
+	// The lab's timeline, in the cluster's order: every change in the
+	// cluster (watched from the start) and every line only this process
+	// sees. See Timeline and Record.
+	ordered     *timeline.Order
+	watchSynced chan struct{}
+	watchErr    error // set before watchSynced is closed, if the watch could not start
+	stopWatch   context.CancelFunc
 }
 
 // Start starts a full lab in this process. On error nothing it started is
 // left running.
 func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
-	l := &Lab{}
+	l := &Lab{ordered: timeline.NewOrder(orderWindow, true), watchSynced: make(chan struct{})}
 	defer func() {
 		if retErr != nil {
 			_ = l.Stop()
 		}
 	}()
-	sink := timeline.Tee(&l.events, opts.Trace)
+	watchCtx, stopWatch := context.WithCancel(context.WithoutCancel(ctx))
+	l.stopWatch = stopWatch
+	go l.ordered.Run(watchCtx)
+	sink := timeline.Tee(&l.events, l.ordered, opts.Trace)
 	o := opts.Lab
 	o.Events = timeline.Tee(o.Events, sink)
 	if o.Progress == nil {
@@ -102,8 +124,71 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 	if l.Lab, err = lab.Start(ctx, o); err != nil {
 		return nil, err
 	}
+	go l.watch(watchCtx, opts.Observe)
 	return l, nil
 }
+
+// watch watches the cluster into the lab's ordered timeline until ctx is
+// done.
+func (l *Lab) watch(ctx context.Context, observe func(timeline.Change)) {
+	var once sync.Once
+	synced := func() { once.Do(func() { close(l.watchSynced) }) }
+	err := timeline.WatchWith(ctx, l.RESTConfig(), l.ordered, timeline.Options{
+		AuditLog: l.Dir().AuditLog(), Revisions: true, Observe: observe, Synced: synced,
+	})
+	if err != nil {
+		l.watchErr = err
+		synced()
+	}
+}
+
+// Record puts a line only this process sees (a reconcile pass, a webhook
+// call, a crash; no revision: placed by its Time) on the lab's timeline:
+// the lab's ordered stream, its event stream (Events) and Options.Trace.
+func (l *Lab) Record(e timeline.Event) {
+	l.events.Record(e)
+	l.ordered.Record(e)
+}
+
+// Timeline streams the lab's timeline into sink until ctx is done: every
+// change in the cluster since the lab started watching it and every line
+// only this process sees, in the cluster's order (timeline.Order), each
+// write with its revision and the apiserver's time. ready, if not nil, is
+// called once the stream is subscribed and the lab's watches have synced:
+// the changes made after it are in the stream. It is the one stream the
+// terminal, logs/timeline.log, the web UI and the scenario runs show
+// (control.RouteTimeline).
+func (l *Lab) Timeline(ctx context.Context, sink timeline.Sink, ready func()) error {
+	ch, cancel := l.ordered.Subscribe()
+	defer cancel()
+	select {
+	case <-l.watchSynced:
+	case <-ctx.Done():
+		return nil
+	}
+	if l.watchErr != nil {
+		return l.watchErr
+	}
+	if ready != nil {
+		ready()
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case e := <-ch:
+			sink.Record(e)
+		}
+	}
+}
+
+// TimelineWindow is how long the lab's timeline holds a line for the lines
+// before it.
+func (l *Lab) TimelineWindow() time.Duration { return l.ordered.Window() }
+
+// LateLines returns how many lines of the lab's timeline arrived after
+// the window, after lines that come after them.
+func (l *Lab) LateLines() int64 { return l.ordered.Late() }
 
 // Events streams the events only this process sees (see Options.Trace)
 // into sink until ctx is done; ready, if not nil, is called once it
@@ -130,6 +215,10 @@ func (l *Lab) Events(ctx context.Context, sink timeline.Sink, ready func()) erro
 // lab and more than once.
 func (l *Lab) Stop() error {
 	var errs []error
+	if l.stopWatch != nil {
+		l.stopWatch()
+		l.stopWatch = nil
+	}
 	if l.stopOps != nil {
 		l.stopOps()
 		l.stopOps = nil

@@ -43,3 +43,7 @@ func (a actions) StartNode(ctx context.Context, name string) error {
 func (a actions) Events(ctx context.Context, sink timeline.Sink, ready func()) error {
 	return a.l.Events(ctx, sink, ready)
 }
+
+func (a actions) Timeline(ctx context.Context, sink timeline.Sink, ready func()) error {
+	return a.l.Timeline(ctx, sink, ready)
+}

@@ -335,6 +335,17 @@ func TestErrors(t *testing.T) {
 		if err := existing.Reset(ctx(t), labtest.ResetOptions{}); !errors.Is(err, labtest.ErrNotALab) {
 			t.Errorf("Reset on an existing cluster: %v, want ErrNotALab", err)
 		}
+		// A scenario runs on it (crdlab scenario run --kubeconfig), its
+		// timeline in arrival order, which the run says.
+		var out bytes.Buffer
+		if err := existing.RunScenario(ctx(t), "delete-pod", &out); err != nil {
+			t.Errorf("RunScenario on an existing cluster: %v\n%s", err, out.String())
+		}
+		for _, want := range []string{"timeline: in arrival order", "PASS delete-pod", "replicaset           CREATE  pod/web-"} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("RunScenario on an existing cluster: the output lacks %q:\n%s", want, out.String())
+			}
+		}
 	})
 }
 

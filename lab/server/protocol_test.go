@@ -77,7 +77,22 @@ func (f *fakeLab) Reset(_ context.Context, opts control.ResetOptions) error {
 // sampleEvent has every field of timeline.Event set.
 var sampleEvent = timeline.Event{
 	Time: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC), Actor: "webapp-operator", Verb: timeline.Update,
-	Kind: "WebApp", Namespace: "default", Name: "shop", Detail: "reconciled",
+	Kind: "WebApp", Namespace: "default", Name: "shop", Detail: "reconciled", Revision: 1234, Late: true,
+}
+
+// sampleLine is the line of the timeline stream.
+var sampleLine = timeline.Event{
+	Time: time.Date(2026, 1, 2, 3, 4, 5, 7000, time.UTC), Actor: "replicaset", Verb: timeline.Create,
+	Kind: "Pod", Namespace: "default", Name: "web-1", Revision: 1235,
+}
+
+func (f *fakeLab) Timeline(ctx context.Context, sink timeline.Sink, ready func()) error {
+	if ready != nil {
+		ready()
+	}
+	sink.Record(sampleLine)
+	<-ctx.Done()
+	return nil
 }
 
 func (f *fakeLab) Events(ctx context.Context, sink timeline.Sink, ready func()) error {
@@ -184,32 +199,38 @@ func TestClientCallsEveryRoute(t *testing.T) {
 		t.Errorf("the lab was asked:\n  %s\nwant:\n  %s", strings.Join(lab.calls, "\n  "), strings.Join(wantCalls, "\n  "))
 	}
 
-	// The events stream: a line the main module reads as a timeline.Event,
-	// every field of it, and nothing it does not know.
-	evCtx, evCancel := context.WithCancel(ctx)
-	lines := make(chan json.RawMessage, 1)
-	streamErr := make(chan error, 1)
-	go func() {
-		streamErr <- c.Events(evCtx, func(line json.RawMessage) { lines <- line }, nil)
-	}()
-	select {
-	case line := <-lines:
-		dec := json.NewDecoder(bytes.NewReader(line))
-		dec.DisallowUnknownFields()
-		var e timeline.Event
-		if err := dec.Decode(&e); err != nil || !e.Time.Equal(sampleEvent.Time) {
-			t.Errorf("event line %s: %v; want %+v", line, err, sampleEvent)
+	// The events and timeline streams: a line the main module reads as a
+	// timeline.Event, every field of it, and nothing it does not know.
+	for _, stream := range []struct {
+		name string
+		open func(context.Context, func(json.RawMessage), func()) error
+		want timeline.Event
+	}{{"events", c.Events, sampleEvent}, {"timeline", c.Timeline, sampleLine}} {
+		evCtx, evCancel := context.WithCancel(ctx)
+		lines := make(chan json.RawMessage, 1)
+		streamErr := make(chan error, 1)
+		go func() {
+			streamErr <- stream.open(evCtx, func(line json.RawMessage) { lines <- line }, nil)
+		}()
+		select {
+		case line := <-lines:
+			dec := json.NewDecoder(bytes.NewReader(line))
+			dec.DisallowUnknownFields()
+			var e timeline.Event
+			if err := dec.Decode(&e); err != nil || !e.Time.Equal(stream.want.Time) {
+				t.Errorf("%s line %s: %v; want %+v", stream.name, line, err, stream.want)
+			}
+			e.Time = stream.want.Time
+			if e != stream.want {
+				t.Errorf("%s line %+v, want %+v", stream.name, e, stream.want)
+			}
+		case <-ctx.Done():
+			t.Fatalf("no line on the %s stream", stream.name)
 		}
-		e.Time = sampleEvent.Time
-		if e != sampleEvent {
-			t.Errorf("event %+v, want %+v", e, sampleEvent)
+		evCancel()
+		if err := <-streamErr; err != nil {
+			t.Errorf("%s after its context ended: %v, want nil", stream.name, err)
 		}
-	case <-ctx.Done():
-		t.Fatal("no event on the events stream")
-	}
-	evCancel()
-	if err := <-streamErr; err != nil {
-		t.Errorf("Events after its context ended: %v, want nil", err)
 	}
 
 	// The reports stream: an entry reaches the lab as it was sent.

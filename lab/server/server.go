@@ -66,9 +66,6 @@ func Run(ctx context.Context, d control.Dir, opts Options) error {
 	out, errOut := orDiscard(opts.Out), orDiscard(opts.ErrOut)
 	ready := readyNotifier() // before the lab starts its processes
 	printer := timeline.NewPrinter(out)
-	if opts.ShowTimeline {
-		opts.Lab.Trace = timeline.Tee(opts.Lab.Trace, printer)
-	}
 	if opts.Lab.Lab.Progress == nil {
 		opts.Lab.Lab.Progress = func(phase string) {
 			fmt.Fprintf(out, "%6.2fs  %s\n", time.Since(started).Seconds(), phase)
@@ -101,19 +98,17 @@ func Run(ctx context.Context, d control.Dir, opts Options) error {
 	}
 	PrintWhere(out, s.written, uiURL)
 
+	// One stream, ordered once (the lab's timeline, full.Lab.Timeline):
+	// the terminal and the log here, the web UI and the scenario runs
+	// (control.RouteTimeline) subscribe to it.
 	logged := timeline.NewPrinter(logFile)
-	go func() { _ = s.lab.Events(ctx, logged, nil) }()
 	sink := timeline.Sink(logged)
 	if opts.ShowTimeline {
-		fmt.Fprintln(out, "\nWatching the cluster (Ctrl-C stops the lab):")
+		fmt.Fprintf(out, "\nWatching the cluster (Ctrl-C stops the lab), in the cluster's order (etcd revisions, the apiserver's times; lines held %s):\n",
+			s.lab.TimelineWindow())
 		sink = timeline.Tee(printer, logged)
 	}
-	watch := timeline.Options{AuditLog: d.AuditLog()}
-	if s.ui != nil {
-		sink = timeline.Tee(sink, s.ui)
-		watch.Observe = s.ui.Observe
-	}
-	return timeline.WatchWith(ctx, s.lab.RESTConfig(), sink, watch)
+	return s.lab.Timeline(ctx, sink, nil)
 }
 
 func orDiscard(w io.Writer) io.Writer {
@@ -164,6 +159,9 @@ func start(ctx context.Context, d control.Dir, opts Options, started time.Time) 
 	}
 	o := opts.Lab
 	o.Lab.WorkDir = string(d)
+	if s.ui != nil {
+		o.Observe = s.ui.Observe
+	}
 	onHealth := o.Lab.OnHealth
 	o.Lab.OnHealth = func(h control.Health) {
 		s.updateHealth()
@@ -183,7 +181,7 @@ func start(ctx context.Context, d control.Dir, opts Options, started time.Time) 
 		}
 		reports = s.ui.Report
 		s.ui.Serve(serveCtx)
-		go func() { _ = s.lab.Events(serveCtx, s.ui, nil) }()
+		go func() { _ = s.lab.Timeline(serveCtx, s.ui, nil) }()
 	}
 	if err := serveControl(serveCtx, d, s.lab, reports); err != nil {
 		return nil, err

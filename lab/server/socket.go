@@ -35,6 +35,7 @@ type controlled interface {
 	StartNode(ctx context.Context, name string) error
 	Reset(ctx context.Context, opts control.ResetOptions) error
 	Events(ctx context.Context, sink timeline.Sink, ready func()) error
+	Timeline(ctx context.Context, sink timeline.Sink, ready func()) error
 }
 
 // serveControl serves the control socket of l in d until ctx is done.
@@ -106,7 +107,10 @@ func handlers(ctx context.Context, l controlled, reports func(json.RawMessage)) 
 			}
 		},
 		control.RouteEvents: func(w http.ResponseWriter, r *http.Request) {
-			streamEvents(ctx, w, r, l)
+			streamEvents(ctx, w, r, l.Events)
+		},
+		control.RouteTimeline: func(w http.ResponseWriter, r *http.Request) {
+			streamEvents(ctx, w, r, l.Timeline)
 		},
 		control.RouteReports: func(w http.ResponseWriter, r *http.Request) {
 			// One JSON object per line, for as long as the run lasts.
@@ -146,9 +150,11 @@ func writeError(w http.ResponseWriter, code int, err error) {
 	_ = json.NewEncoder(w).Encode(control.WireError(err))
 }
 
-// streamEvents streams l's events to the client, one JSON object a line,
-// until it goes or ctx is done.
-func streamEvents(ctx context.Context, w http.ResponseWriter, r *http.Request, l controlled) {
+// streamEvents streams the events of a stream of l (l.Events,
+// l.Timeline) to the client, one JSON object a line, until it goes or ctx
+// is done.
+func streamEvents(ctx context.Context, w http.ResponseWriter, r *http.Request,
+	stream func(context.Context, timeline.Sink, func()) error) {
 	reqCtx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	stop := context.AfterFunc(ctx, cancel)
@@ -160,7 +166,7 @@ func streamEvents(ctx context.Context, w http.ResponseWriter, r *http.Request, l
 		}
 	}
 	enc := json.NewEncoder(w)
-	_ = l.Events(reqCtx, timeline.SinkFunc(func(e timeline.Event) {
+	_ = stream(reqCtx, timeline.SinkFunc(func(e timeline.Event) {
 		if enc.Encode(e) == nil {
 			flush()
 		}

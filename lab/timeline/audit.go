@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,15 +16,23 @@ import (
 
 // The watch of an object says it was deleted, not by whom; the apiserver's
 // audit log does. A lab runs its apiserver with an audit policy that logs
-// deletions only, and the timeline reads the log to name
-// who deleted what: the garbage collector, the namespace controller, you.
+// every write with its response, and the timeline reads the log to name
+// who deleted what (the garbage collector, the namespace controller, you)
+// and to date each write the apiserver's way: the stage timestamp of the
+// request whose response carries the write's revision.
 
 // auditEvent is the part of an audit.k8s.io/v1 Event the timeline reads.
 type auditEvent struct {
-	Stage     string `json:"stage"`
-	Verb      string `json:"verb"`
-	UserAgent string `json:"userAgent"`
-	User      struct {
+	Stage          string    `json:"stage"`
+	Verb           string    `json:"verb"`
+	UserAgent      string    `json:"userAgent"`
+	StageTimestamp time.Time `json:"stageTimestamp"`
+	ResponseObject *struct {
+		Metadata struct {
+			ResourceVersion string `json:"resourceVersion"`
+		} `json:"metadata"`
+	} `json:"responseObject"`
+	User struct {
 		Username string `json:"username"`
 	} `json:"user"`
 	ObjectRef *struct {
@@ -46,12 +55,18 @@ type auditLog struct {
 
 	mu      sync.Mutex
 	deleted map[string][]deletion // resource/namespace/name (name "" for a collection)
+	times   map[int64]time.Time   // revision → stage timestamp of the write
+	revs    []int64               // the keys of times, oldest first
 }
 
 type deletion struct {
 	actor string
-	at    time.Time
+	at    time.Time // when the follower read it
+	stamp time.Time // the apiserver's stage timestamp
 }
+
+// maxTimes is how many writes' times the follower remembers.
+const maxTimes = 50000
 
 // auditMemory is how long a deletion waits to be claimed by a watch event.
 const auditMemory = 30 * time.Second
@@ -63,7 +78,7 @@ func auditKey(resource, ns, name string) string { return resource + "/" + ns + "
 // once the apiserver creates it. a.ready is closed once what is written
 // after is sure to be read.
 func followAudit(ctx context.Context, path string) *auditLog {
-	a := &auditLog{deleted: map[string][]deletion{}, ready: make(chan struct{})}
+	a := &auditLog{deleted: map[string][]deletion{}, times: map[int64]time.Time{}, ready: make(chan struct{})}
 	go func() {
 		f, err := os.Open(path)
 		if err == nil {
@@ -78,7 +93,7 @@ func followAudit(ctx context.Context, path string) *auditLog {
 			}
 			f, err = os.Open(path)
 		}
-		defer f.Close()
+		defer func() { f.Close() }()
 		r := bufio.NewReaderSize(f, 64<<10)
 		var partial []byte
 		for {
@@ -87,6 +102,16 @@ func followAudit(ctx context.Context, path string) *auditLog {
 			a.seen.Add(int64(len(line)))
 			if err == nil {
 				a.add(partial)
+				partial = partial[:0]
+				continue
+			}
+			if next := rotated(f, path); next != nil {
+				// The apiserver renamed the log and writes a new one: what
+				// it wrote to the old one before is read (the loop came
+				// to its end), the new one is read from its start.
+				f.Close()
+				f = next
+				r.Reset(f)
 				partial = partial[:0]
 				continue
 			}
@@ -100,24 +125,89 @@ func followAudit(ctx context.Context, path string) *auditLog {
 	return a
 }
 
+// rotated returns the file now at path, opened, when it is not f any more
+// (the apiserver rotated its log, at --audit-log-maxsize) or when f was
+// truncated, once f has been read to its end; nil when f is still the log.
+func rotated(f *os.File, path string) *os.File {
+	now, err := os.Stat(path)
+	if err != nil {
+		return nil // between the rename and the new file: look again later
+	}
+	cur, err := f.Stat()
+	if err != nil {
+		return nil
+	}
+	pos, err := f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return nil
+	}
+	if os.SameFile(now, cur) && cur.Size() >= pos {
+		return nil
+	}
+	if !os.SameFile(now, cur) && cur.Size() > pos {
+		return nil // lines written before the rotation are still to read
+	}
+	next, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	return next
+}
+
 func (a *auditLog) add(line []byte) {
 	var ev auditEvent
 	if json.Unmarshal(line, &ev) != nil || ev.ObjectRef == nil || ev.Stage != "ResponseComplete" {
 		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if ev.ResponseObject != nil {
+		if rev, err := strconv.ParseInt(ev.ResponseObject.Metadata.ResourceVersion, 10, 64); err == nil && rev > 0 {
+			a.remember(rev, ev.StageTimestamp)
+		}
 	}
 	if ev.Verb != "delete" && ev.Verb != "deletecollection" {
 		return
 	}
 	ref := ev.ObjectRef
 	key := auditKey(ref.Resource, ref.Namespace, ref.Name)
-	a.mu.Lock()
-	defer a.mu.Unlock()
 	if len(a.deleted) > 10000 { // deletions nobody looked up (a kubelet's confirmations): forget the old ones
 		for k := range a.deleted {
 			a.claim(k, false)
 		}
 	}
-	a.deleted[key] = append(a.deleted[key], deletion{actor: auditActor(ev.User.Username, ev.UserAgent), at: time.Now()})
+	a.deleted[key] = append(a.deleted[key], deletion{actor: auditActor(ev.User.Username, ev.UserAgent), at: time.Now(), stamp: ev.StageTimestamp})
+}
+
+// remember records when the write of revision rev was answered. A write
+// that changed nothing answers the revision of the one before: the first
+// answer of a revision is its write's.
+func (a *auditLog) remember(rev int64, at time.Time) {
+	if _, ok := a.times[rev]; ok {
+		return
+	}
+	a.times[rev] = at
+	a.revs = append(a.revs, rev)
+	if len(a.revs) > maxTimes {
+		delete(a.times, a.revs[0])
+		a.revs = a.revs[1:]
+	}
+}
+
+// when returns the stage timestamp of the write of revision rev, waiting
+// up to wait for the audit log to say (the watch can be faster than the
+// log).
+func (a *auditLog) when(rev int64, wait time.Duration) (time.Time, bool) {
+	deadline := time.Now().Add(wait)
+	for {
+		a.mu.Lock()
+		t, ok := a.times[rev]
+		a.mu.Unlock()
+		if ok || time.Now().After(deadline) {
+			return t, ok
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // who returns who deleted the object (the oldest deletion of it not yet
@@ -125,16 +215,22 @@ func (a *auditLog) add(line []byte) {
 // for the audit log to say (the watch can be faster than the log); "" if it
 // does not.
 func (a *auditLog) who(resource, ns, name string, wait time.Duration) string {
+	d, _ := a.deletion(resource, ns, name, wait)
+	return d.actor
+}
+
+// deletion is who: the deletion itself.
+func (a *auditLog) deletion(resource, ns, name string, wait time.Duration) (deletion, bool) {
 	deadline := time.Now().Add(wait)
 	for {
 		a.mu.Lock()
-		actor, ok := a.claim(auditKey(resource, ns, name), true)
+		d, ok := a.claim(auditKey(resource, ns, name), true)
 		if !ok {
-			actor, ok = a.claim(auditKey(resource, ns, ""), false)
+			d, ok = a.claim(auditKey(resource, ns, ""), false)
 		}
 		a.mu.Unlock()
 		if ok || time.Now().After(deadline) {
-			return actor
+			return d, ok
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -142,16 +238,16 @@ func (a *auditLog) who(resource, ns, name string, wait time.Duration) string {
 
 // claim returns the oldest recent deletion of key, removing it if take (a
 // collection's deletion stands for each of its objects).
-func (a *auditLog) claim(key string, take bool) (string, bool) {
+func (a *auditLog) claim(key string, take bool) (deletion, bool) {
 	list := a.deleted[key]
 	for len(list) > 0 && time.Since(list[0].at) > auditMemory {
 		list = list[1:] // nobody claimed it
 	}
 	if len(list) == 0 {
 		delete(a.deleted, key)
-		return "", false
+		return deletion{}, false
 	}
-	actor := list[0].actor
+	d := list[0]
 	if take {
 		list = list[1:]
 	}
@@ -160,7 +256,7 @@ func (a *auditLog) claim(key string, take bool) (string, bool) {
 	} else {
 		a.deleted[key] = list
 	}
-	return actor, true
+	return d, true
 }
 
 // auditActor names the client of a request in a learner's words.

@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -77,4 +78,54 @@ func waitSeen(t *testing.T, a *auditLog, n int64) {
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// The follower keeps reading when the apiserver rotates its log (renames
+// it at --audit-log-maxsize and starts a new one): the deletions and the
+// times written after a rotation are found.
+func TestFollowAuditRotation(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "audit.log")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a := followAudit(ctx, path)
+	<-a.ready
+	write := func(f *os.File, rev int, name string) {
+		line := `{"stage":"ResponseComplete","verb":"delete","stageTimestamp":"2026-12-04T10:00:00.` + fmt.Sprintf("%06d", rev) +
+			`Z","user":{"username":"admin"},"userAgent":"crdlab-scenario","objectRef":{"resource":"pods","namespace":"a","name":"` + name +
+			`"},"responseObject":{"metadata":{"resourceVersion":"` + fmt.Sprint(rev) + `"}}}` + "\n"
+		if _, err := f.WriteString(line); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for round := 1; round <= 3; round++ {
+		write(f, round*10, fmt.Sprintf("before-%d", round))
+		// as lumberjack rotates: the old file renamed, a new one created
+		f.Close()
+		if err := os.Rename(path, filepath.Join(dir, fmt.Sprintf("audit-%d.log", round))); err != nil {
+			t.Fatal(err)
+		}
+		if f, err = os.Create(path); err != nil {
+			t.Fatal(err)
+		}
+		write(f, round*10+1, fmt.Sprintf("after-%d", round))
+		for _, c := range []struct {
+			rev  int64
+			name string
+		}{{int64(round * 10), fmt.Sprintf("before-%d", round)}, {int64(round*10 + 1), fmt.Sprintf("after-%d", round)}} {
+			if got := a.who("pods", "a", c.name, 5*time.Second); got != "you (scenario)" {
+				t.Errorf("rotation %d: who deleted pods/a/%s: %q", round, c.name, got)
+			}
+			at, ok := a.when(c.rev, 5*time.Second)
+			want := time.Date(2026, 12, 4, 10, 0, 0, int(c.rev)*1000, time.UTC)
+			if !ok || !at.Equal(want) {
+				t.Errorf("rotation %d: time of revision %d: %v %v, want %v", round, c.rev, at, ok, want)
+			}
+		}
+	}
+	f.Close()
 }

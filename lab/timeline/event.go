@@ -19,6 +19,13 @@ const (
 )
 
 // Event is one line of the timeline.
+//
+// In a lab, a line about a write carries the write's etcd revision (the
+// object's resourceVersion: the lab owns etcd, whose one counter orders
+// every write of every resource) and the time the apiserver completed the
+// request (its audit log's stage timestamp). A line about what no write
+// shows (a reconcile pass, a webhook call, a process that crashed) has no
+// revision and is placed by its Time. See Order.
 type Event struct {
 	Time      time.Time `json:"time"`
 	Actor     string    `json:"actor"`
@@ -27,6 +34,14 @@ type Event struct {
 	Namespace string    `json:"namespace,omitempty"`
 	Name      string    `json:"name"`
 	Detail    string    `json:"detail,omitempty"`
+	// Revision is the etcd revision of the write, 0 when there is none or
+	// it is not known to order writes (a cluster given by --kubeconfig).
+	Revision int64 `json:"revision,omitempty"`
+	// Late: the line reached the ordered stream after lines that come
+	// after it had been shown (see Order); it is shown where it arrived.
+	Late bool `json:"late,omitempty"`
+
+	arrived time.Time // when the watch delivered it (Order's window starts then)
 }
 
 // Object returns the event's object as kubectl names it: "pod/web-1".

@@ -14,7 +14,7 @@ import (
 //
 //	+0.004s  replicaset          CREATE  pod/web-6f9c-xk2lp  2/3 → 3/3
 //
-// with colour when writing to a terminal.
+// with colour when writing to a terminal. A line marked Late says so.
 type Printer struct {
 	// Namespace is left unsaid on lines about objects in it ("default").
 	Namespace string
@@ -26,8 +26,11 @@ type Printer struct {
 }
 
 // NewPrinter returns a printer to out; times are relative to now.
-func NewPrinter(out io.Writer) *Printer {
-	p := &Printer{Namespace: "default", out: out, start: time.Now()}
+func NewPrinter(out io.Writer) *Printer { return NewPrinterAt(out, time.Now()) }
+
+// NewPrinterAt returns a printer to out; times are relative to start.
+func NewPrinterAt(out io.Writer, start time.Time) *Printer {
+	p := &Printer{Namespace: "default", out: out, start: start}
 	if f, ok := out.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		p.color = true
 	}
@@ -59,6 +62,9 @@ func (p *Printer) Record(e Event) {
 	line := fmt.Sprintf("%+8.3fs  %-20s %s  %s", e.Time.Sub(p.start).Seconds(), e.Actor, verb, obj)
 	if e.Detail != "" {
 		line += "  " + e.Detail
+	}
+	if e.Late {
+		line += "  (late: arrived after the lines that follow it)"
 	}
 	fmt.Fprintln(p.out, line)
 }

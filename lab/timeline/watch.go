@@ -3,6 +3,7 @@ package timeline
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -47,7 +48,18 @@ type Options struct {
 	// the objects themselves, for a view of the cluster that follows them
 	// (the web UI). It is called from several goroutines.
 	Observe func(Change)
+	// Revisions says the cluster is a lab, whose etcd crdlab owns: each
+	// line of a write carries the write's revision (the object's
+	// resourceVersion, one counter for every key), and, with AuditLog,
+	// the time the apiserver answered it (see Order). Without it (a real
+	// cluster, whose resourceVersions are not promised to be ordered),
+	// lines carry no revision and the time they arrived.
+	Revisions bool
 }
+
+// auditWait bounds how long a line waits for the audit log to give its
+// time or its deleter; Order's window should be longer.
+const auditWait = 400 * time.Millisecond
 
 // Change is an object the watch saw appear, change or go. Old is nil when
 // it appeared (Initial: it was there when the watch started), New is nil
@@ -79,7 +91,8 @@ func WatchWith(ctx context.Context, cfg *rest.Config, sink Sink, opts Options) e
 	if err != nil {
 		return fmt.Errorf("unable to create a discovery client for %s: %w", cfg.Host, err)
 	}
-	w := &watcher{dyn: dyn, sink: &serialSink{sink: sink}, observe: opts.Observe, watching: sets.New[schema.GroupVersionResource]()}
+	w := &watcher{dyn: dyn, sink: &serialSink{sink: sink}, observe: opts.Observe, revisions: opts.Revisions,
+		watching: sets.New[schema.GroupVersionResource]()}
 	if opts.AuditLog != "" {
 		w.audit = followAudit(ctx, opts.AuditLog)
 	}
@@ -106,12 +119,13 @@ func WatchWith(ctx context.Context, cfg *rest.Config, sink Sink, opts Options) e
 }
 
 type watcher struct {
-	audit    *auditLog
-	synced   []cache.InformerSynced
-	dyn      dynamic.Interface
-	sink     Sink
-	observe  func(Change)
-	watching sets.Set[schema.GroupVersionResource]
+	revisions bool
+	audit     *auditLog
+	synced    []cache.InformerSynced
+	dyn       dynamic.Interface
+	sink      Sink
+	observe   func(Change)
+	watching  sets.Set[schema.GroupVersionResource]
 }
 
 // serialSink makes a sink safe for the informers' concurrent handlers.
@@ -154,19 +168,41 @@ func (w *watcher) watch(ctx context.Context, gvr schema.GroupVersionResource, h 
 	go inf.RunWithContext(ctx)
 }
 
-// record records e, the line of change c, and tells the observer of c. A
-// deletion whose author the audit log must name is recorded once the log
-// has said, or has not within its wait, without holding up the events
-// after it: a 'crdlab reset' deletes hundreds of objects at once, by no
-// request the audit log would show.
-func (w *watcher) record(e Event, c Change) {
-	if w.audit == nil || e.Verb != Delete || e.Actor != "?" {
+// record records e, the line of change c to obj, and tells the observer
+// of c (c.Resource empty: none). With revisions, the line carries obj's
+// resourceVersion. A line whose time or author the audit log must give is
+// recorded once the log has said, or has not within auditWait, without
+// holding up the lines after it (Order puts them back in order): a
+// 'crdlab reset' deletes hundreds of objects at once, by no request the
+// audit log would show.
+func (w *watcher) record(e Event, c Change, obj *unstructured.Unstructured) {
+	e.arrived = time.Now()
+	if w.revisions {
+		e.Revision, _ = strconv.ParseInt(obj.GetResourceVersion(), 10, 64)
+	}
+	timed := w.audit != nil && e.Revision > 0
+	named := w.audit != nil && e.Verb == Delete && e.Actor == "?"
+	if !timed && !named {
 		w.sink.Record(e)
 		w.tell(c, &e)
 		return
 	}
 	go func() {
-		w.deleter(&e, c.Resource.Resource)
+		found := false
+		if timed {
+			var at time.Time
+			if at, found = w.audit.when(e.Revision, auditWait); found {
+				e.Time = at
+			}
+		}
+		if named {
+			if d, ok := w.audit.deletion(c.Resource.Resource, e.Namespace, e.Name, auditWait); ok {
+				e.Actor = d.actor
+				if !found && w.revisions {
+					e.Time = d.stamp
+				}
+			}
+		}
 		w.sink.Record(e)
 		w.tell(c, &e)
 	}()
@@ -174,21 +210,11 @@ func (w *watcher) record(e Event, c Change) {
 
 // tell tells the observer, if any, of c with its line e (nil: none).
 func (w *watcher) tell(c Change, e *Event) {
-	if w.observe == nil {
+	if w.observe == nil || c.Resource.Resource == "" {
 		return
 	}
 	c.Event = e
 	w.observe(c)
-}
-
-// deleter names who deleted the object of e, from the audit log.
-func (w *watcher) deleter(e *Event, resource string) {
-	if w.audit == nil || e.Verb != Delete || e.Actor != "?" {
-		return
-	}
-	if who := w.audit.who(resource, e.Namespace, e.Name, 300*time.Millisecond); who != "" {
-		e.Actor = who
-	}
 }
 
 func (w *watcher) objectHandler(kind string, gvr schema.GroupVersionResource) cache.ResourceEventHandler {
@@ -200,9 +226,7 @@ func (w *watcher) objectHandler(kind string, gvr schema.GroupVersionResource) ca
 			case initial:
 				w.tell(Change{Resource: gvr, Kind: kind, New: u, Initial: true}, nil)
 			default:
-				e := objectEvent(Create, kind, u)
-				w.sink.Record(e)
-				w.tell(Change{Resource: gvr, Kind: kind, New: u}, &e)
+				w.record(objectEvent(Create, kind, u), Change{Resource: gvr, Kind: kind, New: u}, u)
 			}
 		},
 		UpdateFunc: func(oldObj, newObj any) {
@@ -213,7 +237,7 @@ func (w *watcher) objectHandler(kind string, gvr schema.GroupVersionResource) ca
 			}
 			c := Change{Resource: gvr, Kind: kind, Old: old, New: cur}
 			if e, changed := updateEvent(kind, old, cur); changed {
-				w.record(e, c)
+				w.record(e, c, cur)
 			} else {
 				w.tell(c, nil)
 			}
@@ -223,7 +247,7 @@ func (w *watcher) objectHandler(kind string, gvr schema.GroupVersionResource) ca
 				obj = t.Obj
 			}
 			if u, ok := obj.(*unstructured.Unstructured); ok {
-				w.record(objectEvent(Delete, kind, u), Change{Resource: gvr, Kind: kind, Old: u})
+				w.record(objectEvent(Delete, kind, u), Change{Resource: gvr, Kind: kind, Old: u}, u)
 			}
 		},
 	}
@@ -240,7 +264,7 @@ func (w *watcher) eventHandler() cache.ResourceEventHandler {
 			if runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &ev) != nil {
 				return
 			}
-			w.sink.Record(fromEvent(&ev))
+			w.record(fromEvent(&ev), Change{}, u)
 		},
 	}
 }

@@ -127,6 +127,15 @@ func (s *store) record(e timeline.Event) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.events = appendBounded(s.events, e, maxEvents)
+	if e.Late && e.Revision > 0 {
+		// The lab's stream is in revision order but for a late line: the
+		// snapshot has it in its place, as the browser puts it.
+		i := len(s.events) - 1
+		for ; i > 0 && s.events[i-1].Revision > e.Revision; i-- {
+			s.events[i] = s.events[i-1]
+		}
+		s.events[i] = e
+	}
 	s.publish(message{Type: "event", Event: &e})
 }
 

@@ -91,7 +91,21 @@ func (c *Client) Reset(ctx context.Context, opts ResetOptions) error {
 // each, until ctx is done (then it returns nil) or the lab stops. ready,
 // if not nil, is called once the stream is open.
 func (c *Client) Events(ctx context.Context, record func(json.RawMessage), ready func()) error {
-	resp, err := c.send(ctx, RouteEvents, "", nil)
+	return c.stream(ctx, RouteEvents, "events", record, ready)
+}
+
+// Timeline streams the lab's timeline (RouteTimeline: every change in the
+// cluster and the lab's own events, in the cluster's order) to record,
+// one JSON object each, until ctx is done (then it returns nil) or the
+// lab stops. ready, if not nil, is called once the stream is open: the
+// changes made after it are in it.
+func (c *Client) Timeline(ctx context.Context, record func(json.RawMessage), ready func()) error {
+	return c.stream(ctx, RouteTimeline, "timeline", record, ready)
+}
+
+// stream reads route's stream of JSON objects, what of the lab.
+func (c *Client) stream(ctx context.Context, route Route, what string, record func(json.RawMessage), ready func()) error {
+	resp, err := c.send(ctx, route, "", nil)
 	if err != nil {
 		return err
 	}
@@ -106,7 +120,7 @@ func (c *Client) Events(ctx context.Context, record func(json.RawMessage), ready
 			if ctx.Err() != nil {
 				return nil
 			}
-			return fmt.Errorf("unable to read the lab's events from %s: %w", c.d.ControlSocket(), err)
+			return fmt.Errorf("unable to read the lab's %s from %s: %w", what, c.d.ControlSocket(), err)
 		}
 		record(e)
 	}

@@ -30,6 +30,13 @@ const (
 	// RouteEvents streams the events only the lab's process sees, one JSON
 	// object per line (crdlab's timeline.Event), until the client goes.
 	RouteEvents Route = "GET /events"
+	// RouteTimeline streams the lab's timeline, one JSON object per line
+	// (crdlab's timeline.Event), until the client goes: every change in the
+	// cluster and the events only the lab's process sees, in the cluster's
+	// order (etcd revision; a line without one by its time), each write
+	// with its revision and the apiserver's time. The answer's header is
+	// sent once the lab's watches have synced.
+	RouteTimeline Route = "GET /timeline"
 	// RouteReports takes report entries, one JSON object per line (crdlab's
 	// scenarios.Entry), for as long as the request lasts.
 	RouteReports Route = "POST /reports"
@@ -41,7 +48,7 @@ func Routes() []Route {
 	return []Route{
 		RouteComponents, RouteStopComponent, RouteStartComponent,
 		RouteNodes, RouteStopNode, RouteStartNode,
-		RouteReset, RouteEvents, RouteReports,
+		RouteReset, RouteEvents, RouteTimeline, RouteReports,
 	}
 }
 

@@ -62,12 +62,19 @@ function handle(m) {
       if (o.uid === state.pageFor && (!known || known.changes !== o.changes || known.gone !== o.gone)) refreshPage();
       break;
     }
-    case "event":
-      state.events.push(m.event);
+    case "event": {
+      // The lab's timeline comes in the cluster's order (etcd revision); a
+      // line that came late goes in its place, by its revision.
+      const e = m.event;
+      let i = state.events.length;
+      if (e.late && e.revision) while (i > 0 && (state.events[i - 1].revision || 0) > e.revision) i--;
+      const atEnd = i === state.events.length;
+      state.events.splice(i, 0, e);
       if (state.events.length > 2000) state.events.shift();
-      if (!state.actors.has(m.event.actor)) { state.actors.add(m.event.actor); renderActors(); }
-      appendEvent(m.event);
+      if (!state.actors.has(e.actor)) { state.actors.add(e.actor); renderActors(); }
+      if (atEnd) appendEvent(e); else renderEvents();
       break;
+    }
     case "report":
       addReport(m.report, true);
       renderScenario();
@@ -242,7 +249,8 @@ function renderActors() {
 
 function eventItem(e) {
   const li = document.createElement("li");
-  Object.assign(li.dataset, { actor: e.actor, verb: e.verb, kind: e.kind, name: e.name, namespace: e.namespace || "" });
+  Object.assign(li.dataset, { actor: e.actor, verb: e.verb, kind: e.kind, name: e.name, namespace: e.namespace || "", revision: e.revision || "" });
+  if (e.late) { li.classList.add("late"); li.title = "arrived late: shown in its place by its revision"; }
   const t = new Date(e.time);
   const time = document.createElement("time");
   time.textContent = t.toTimeString().slice(0, 8) + "." + String(t.getMilliseconds()).padStart(3, "0");
@@ -423,6 +431,12 @@ function renderScenario() {
   const parts = [];
   const steps = el("ol", {});
   const stepItems = new Map();
+  const stepLines = new Map(); // step → its timeline lines (the runner's assignment: Entry.step)
+  const linesOf = (step) => {
+    let ul = stepLines.get(step);
+    if (!ul) { ul = el("ul", { className: "steplines" }); stepLines.set(step, ul); }
+    return ul;
+  };
   for (const r of state.reports) {
     switch (r.type) {
       case "scenario":
@@ -438,6 +452,17 @@ function renderScenario() {
         const mark = { running: "…", passed: "✓", failed: "✗", skipped: "–" }[r.status] || "";
         li.replaceChildren(`${mark} ${r.description}${r.seconds ? ` (${r.seconds.toFixed(2)}s)` : ""}`);
         if (r.text && r.status !== "running") li.append(el("div", { className: "msg" }, r.text));
+        li.append(linesOf(r.step));
+        break;
+      }
+      case "event": {
+        if (!r.event || !r.step) break;
+        const e = r.event;
+        const line = el("li", { className: e.late ? "late" : "" }, `${e.actor} ${e.verb} ${e.kind.toLowerCase()}/${e.name}${e.detail ? "  " + e.detail : ""}`);
+        line.dataset.revision = e.revision || "";
+        linesOf(r.step).append(line);
+        const li = stepItems.get(r.step);
+        if (li && !li.contains(linesOf(r.step))) li.append(linesOf(r.step));
         break;
       }
       case "note":
