@@ -40,6 +40,7 @@ type runner struct {
 	ns     string
 
 	activity chan struct{} // a timeline event arrived
+	current  int           // the step that runs (1-based)
 	tl       stepTimeline  // which step each line belongs to
 
 	mu       sync.Mutex      // guards what the timeline reads, and emit
@@ -97,20 +98,32 @@ func (r *runner) run(ctx context.Context) *Result {
 		return finish()
 	}
 
-	u := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "v1", "kind": "Namespace",
-		"metadata": map[string]any{
-			"generateName": "crdlab-" + r.s.Metadata.Name + "-",
-			"labels":       map[string]any{LabLabel: r.s.Metadata.Name},
-		},
-	}}
-	u, err := r.dyn.Resource(corev1.SchemeGroupVersion.WithResource("namespaces")).Create(ctx, u, metav1.CreateOptions{FieldManager: FieldManager})
-	if err != nil {
-		res.Status, res.Message = Failed, "unable to create the scenario's namespace: "+err.Error()
-		return finish()
+	if ls := r.lesson(); ls != nil {
+		// The learner's namespace, as it is.
+		r.ns = ls.Namespace
+		if r.ns == "" {
+			r.ns = metav1.NamespaceDefault
+		}
+		res.Namespace = r.ns
+		r.mu.Lock()
+		r.ours[r.ns] = true
+		r.mu.Unlock()
+	} else {
+		u := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "v1", "kind": "Namespace",
+			"metadata": map[string]any{
+				"generateName": "crdlab-" + r.s.Metadata.Name + "-",
+				"labels":       map[string]any{LabLabel: r.s.Metadata.Name},
+			},
+		}}
+		u, err := r.dyn.Resource(corev1.SchemeGroupVersion.WithResource("namespaces")).Create(ctx, u, metav1.CreateOptions{FieldManager: FieldManager})
+		if err != nil {
+			res.Status, res.Message = Failed, "unable to create the scenario's namespace: "+err.Error()
+			return finish()
+		}
+		r.ns, res.Namespace = u.GetName(), u.GetName()
+		r.track(u, true)
 	}
-	r.ns, res.Namespace = u.GetName(), u.GetName()
-	r.track(u, true)
 	defer r.cleanup()
 
 	scenario := Entry{Type: "scenario", Title: r.s.Spec.Title, Namespace: r.ns, Steps: len(r.s.Spec.Steps), Text: r.s.Spec.Concept}
@@ -153,9 +166,20 @@ func (r *runner) steps(ctx context.Context, res *Result) {
 		if action == "narrate" {
 			sr.Status = Passed
 			res.Steps = append(res.Steps, sr)
-			r.emit(Entry{Type: "narrate", Step: i + 1, Steps: n, Text: strings.TrimSpace(st.Narrate)})
+			text := strings.TrimSpace(st.Narrate)
+			if r.lesson() != nil {
+				text = r.text(text)
+			}
+			r.emit(Entry{Type: "narrate", Step: i + 1, Steps: n, Text: text})
 			continue
 		}
+		if ls := r.lesson(); ls != nil && action == "task" && ls.Done[i+1] {
+			sr.Status, sr.Message = Passed, r.s.Language().Msg("done in an earlier session")
+			res.Steps = append(res.Steps, sr)
+			r.emit(Entry{Type: "step", Step: i + 1, Steps: n, Action: action, Description: sr.Description, Status: Passed, Text: sr.Message})
+			continue
+		}
+		r.current = i + 1
 		r.openStep(ctx, Entry{Type: "step", Step: i + 1, Steps: n, Action: action, Description: sr.Description, Status: Running})
 		t0 := time.Now()
 		note, err := operationOf(st).run(ctx, r, r.timeoutOf(st))
@@ -173,6 +197,8 @@ func (r *runner) steps(ctx context.Context, res *Result) {
 			}
 			res.Status, res.Message = Failed, fmt.Sprintf("step %d (%s) failed", i+1, sr.Description)
 			skipRest = "skipped: step " + fmt.Sprint(i+1) + " failed"
+		case action == "task":
+			sr.Status, sr.Message = Passed, r.taskSummary(i+1)
 		default:
 			sr.Status, sr.Message = Passed, note
 		}

@@ -31,6 +31,13 @@ func (e expectErrorOp) run(ctx context.Context, r *runner, _ time.Duration) (str
 	case e.Get != nil:
 		err = r.read(ctx, e.Get)
 	}
+	return refusal(e.ExpectError, err)
+}
+
+// refusal judges the answer to the write (or read) of e: a refusal with
+// the status code and message e names, described; otherwise an error that
+// says how the answer differs.
+func refusal(e *ExpectError, err error) (string, error) {
 	if err == nil {
 		return "", errors.New("accepted; want a refusal")
 	}
