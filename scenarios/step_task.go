@@ -49,10 +49,12 @@ func (op taskOp) run(ctx context.Context, r *runner, _ time.Duration) (string, e
 	shown := 0
 	hint := func() string {
 		if shown == len(hints) {
-			if len(hints) == 0 {
-				return l.Msg("this task has no hints")
+			msg := l.Msg("this task has no hints")
+			if len(hints) > 0 {
+				msg = l.Msgf("no more hints: all %d are shown", len(hints))
 			}
-			return l.Msgf("no more hints: all %d are shown", len(hints))
+			r.note(msg)
+			return msg
 		}
 		shown++
 		text := hints[shown-1]
