@@ -175,28 +175,19 @@ func (r *runner) closeStep(ctx context.Context) {
 	tl.mu.Unlock()
 	deadline := time.NewTimer(settleWait)
 	defer deadline.Stop()
-	for {
+	for waiting := rev > 0; waiting; {
 		tl.mu.Lock()
-		passed := tl.lastRev > rev
+		waiting = tl.lastRev <= rev
 		tl.mu.Unlock()
-		if passed || rev == 0 {
+		if !waiting {
 			break
 		}
 		select {
 		case <-tl.seen:
 		case <-deadline.C:
+			waiting = false
 		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		select {
-		case <-deadline.C:
-			tl.mu.Lock()
-			tl.closed = true
-			tl.mu.Unlock()
-			return
-		default:
+			waiting = false
 		}
 	}
 	tl.mu.Lock()

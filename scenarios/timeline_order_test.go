@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -135,4 +136,46 @@ func checkTimeline(scenario string, entries []scenarios.Entry) (problems []strin
 		problems = append(problems, fmt.Sprintf("delete-pod: the scenario's DELETE at %d, the replacement's CREATE at %d, the kubelet's confirmation at %d", deleteAt, replacementAt, confirmAt))
 	}
 	return problems, late, lines
+}
+
+// checkTimeline finds what it is meant to find: a revision that goes down,
+// the replacement before the deletion, the first rollout under a later
+// step.
+func TestCheckTimelineFindsDisorder(t *testing.T) {
+	ev := func(step int, rev int64, actor, verb, kind, name string) scenarios.Entry {
+		return scenarios.Entry{Type: "event", Step: step, Event: &timeline.Event{Revision: rev, Actor: actor, Verb: verb, Kind: kind, Name: name}}
+	}
+	good := []scenarios.Entry{
+		{Type: "step", Step: 2, Action: "apply", Status: scenarios.Running},
+		ev(2, 10, "deployment", timeline.Create, "ReplicaSet", "web-1"),
+		ev(2, 11, "replicaset", timeline.Create, "Pod", "web-1-a"),
+		ev(3, 12, "replicaset", timeline.Create, "Pod", "web-1-b"),
+		ev(3, 13, "replicaset", timeline.Create, "Pod", "web-1-c"),
+		ev(3, 14, "scheduler", timeline.Bind, "Pod", "web-1-a"),
+		ev(5, 20, "you (scenario)", timeline.Delete, "Pod", "web-1-a"),
+		ev(5, 21, "replicaset", timeline.Create, "Pod", "web-1-d"),
+		ev(6, 22, "kubelet", timeline.Delete, "Pod", "web-1-a"),
+	}
+	if problems, late, lines := checkTimeline("delete-pod", good); len(problems) != 0 || late != 0 || lines != 8 {
+		t.Fatalf("a good timeline: %v, %d late of %d", problems, late, lines)
+	}
+	for name, change := range map[string]func([]scenarios.Entry){
+		"a revision goes down":           func(es []scenarios.Entry) { es[3].Event.Revision = 9 },
+		"the replacement before DELETE":  func(es []scenarios.Entry) { es[6], es[7] = es[7], es[6] },
+		"the confirmation before DELETE": func(es []scenarios.Entry) { es[6], es[8] = es[8], es[6] },
+		"the rollout under step 5":       func(es []scenarios.Entry) { es[5].Step = 5 },
+	} {
+		es := make([]scenarios.Entry, len(good))
+		for i, e := range good {
+			es[i] = e
+			if e.Event != nil {
+				c := *e.Event
+				es[i].Event = &c
+			}
+		}
+		change(es)
+		if problems, _, _ := checkTimeline("delete-pod", es); len(problems) == 0 {
+			t.Errorf("%s: no problem found", name)
+		}
+	}
 }

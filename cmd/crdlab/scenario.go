@@ -136,8 +136,11 @@ Where they run:
 
 Output: narration, each step and its result, and the timeline of every
 change in the scenario's namespaces with who made it; colour on a
-terminal. --output json writes one JSON object per line instead;
---junit FILE also writes a JUnit XML report.`,
+terminal. On a lab the timeline is in the cluster's order (etcd
+revisions), with the apiserver's times, each line under the step that
+caused it; with --kubeconfig it is in arrival order, as a note says.
+--output json writes one JSON object per line instead; --junit FILE also
+writes a JUnit XML report.`,
 		Example: `  crdlab scenario run delete-pod
   crdlab scenario run --all
   crdlab scenario run ./my-scenario.yaml --output json

@@ -87,12 +87,17 @@ func TestTimelineOrderUnderLoad(t *testing.T) {
 
 // checkAuditTimes checks that each line of a write shows the time the
 // apiserver answered it: the stage timestamp of the audit log's request
-// whose response carries the line's revision. It returns how many lines
-// it checked, and fails if that is none.
+// whose response carries the line's revision, or, for writes whose
+// response does not (a binding answers a Status; a deletion that a
+// finalizer's removal completes), of the Pod's binding or of a deletion of
+// the object. It returns how many lines it checked, and fails if that is
+// none.
 func checkAuditTimes(t *testing.T, d control.Dir, byScenario map[string][]scenarios.Entry) int {
 	t.Helper()
 	logs, _ := filepath.Glob(filepath.Join(filepath.Dir(d.AuditLog()), "audit*.log"))
 	times := map[int64]time.Time{}
+	bound := map[string]time.Time{}     // namespace/name of a Pod
+	deleted := map[string][]time.Time{} // namespace/name
 	for _, path := range logs {
 		f, err := os.Open(path)
 		if err != nil {
@@ -103,14 +108,31 @@ func checkAuditTimes(t *testing.T, d control.Dir, byScenario map[string][]scenar
 		for sc.Scan() {
 			var ev struct {
 				Stage          string    `json:"stage"`
+				Verb           string    `json:"verb"`
 				StageTimestamp time.Time `json:"stageTimestamp"`
+				ObjectRef      struct {
+					Resource    string `json:"resource"`
+					Subresource string `json:"subresource"`
+					Namespace   string `json:"namespace"`
+					Name        string `json:"name"`
+				} `json:"objectRef"`
 				ResponseObject *struct {
 					Metadata struct {
 						ResourceVersion string `json:"resourceVersion"`
 					} `json:"metadata"`
 				} `json:"responseObject"`
 			}
-			if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Stage != "ResponseComplete" || ev.ResponseObject == nil {
+			if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Stage != "ResponseComplete" {
+				continue
+			}
+			key := ev.ObjectRef.Namespace + "/" + ev.ObjectRef.Name
+			switch {
+			case ev.Verb == "create" && ev.ObjectRef.Resource == "pods" && ev.ObjectRef.Subresource == "binding":
+				bound[key] = ev.StageTimestamp
+			case ev.Verb == "delete":
+				deleted[key] = append(deleted[key], ev.StageTimestamp)
+			}
+			if ev.ResponseObject == nil {
 				continue
 			}
 			rev, err := strconv.ParseInt(ev.ResponseObject.Metadata.ResourceVersion, 10, 64)
@@ -127,6 +149,17 @@ func checkAuditTimes(t *testing.T, d control.Dir, byScenario map[string][]scenar
 				continue
 			}
 			at, ok := times[e.Event.Revision]
+			key := e.Event.Namespace + "/" + e.Event.Name
+			switch {
+			case !ok && e.Event.Verb == timeline.Bind:
+				at, ok = bound[key]
+			case !ok && e.Event.Verb == timeline.Delete:
+				for _, d := range deleted[key] {
+					if d.Equal(e.Event.Time) {
+						at, ok = d, true
+					}
+				}
+			}
 			switch {
 			case !ok:
 				t.Errorf("%s: no request in the audit log answered revision %d: %s %s %s/%s", name, e.Event.Revision, e.Event.Actor, e.Event.Verb, e.Event.Kind, e.Event.Name)

@@ -341,6 +341,31 @@ func TestWebUIInABrowser(t *testing.T) {
 		return nil
 	})
 
+	// The timeline list shows the run's lines in the order the terminal
+	// printed them: the lab's one ordered stream.
+	printed := terminalLines(out)
+	if len(printed) < 10 {
+		t.Fatalf("only %d timeline lines in the scenario's output:\n%s", len(printed), out)
+	}
+	waitFor("the run's lines in the timeline list, in the terminal's order", func() error {
+		listed, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#events li")].reverse()
+			.filter(li => li.dataset.namespace === document.getElementById("ns").value)
+			.map(li => li.dataset.actor + " " + li.dataset.verb + " " + li.dataset.kind.toLowerCase() + "/" + li.dataset.name)`))
+		if err != nil {
+			return err
+		}
+		if len(listed) < len(printed) {
+			return fmt.Errorf("%d lines listed, %d printed", len(listed), len(printed))
+		}
+		for i := range printed {
+			if listed[i] != printed[i] {
+				return fmt.Errorf("line %d: listed %q, printed %q\nlisted:\n  %s\nprinted:\n  %s", i, listed[i], printed[i],
+					strings.Join(listed, "\n  "), strings.Join(printed, "\n  "))
+			}
+		}
+		return nil
+	})
+
 	// Back to default for the picture: the Deployment, its ReplicaSet and
 	// Pods on their nodes, a Pod's page open.
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { const ns = document.getElementById("ns");
@@ -380,4 +405,27 @@ func TestWebUIInABrowser(t *testing.T) {
 			t.Errorf("the page loaded a resource from %s", o)
 		}
 	}
+}
+
+// printedLine is a timeline line of 'crdlab scenario run': time, actor,
+// verb, object, detail.
+var printedLine = regexp.MustCompile(`^\s*[+-][0-9.]+s  (.*?) +([A-Z]+) +(\S+)(.*)$`)
+
+// terminalLines returns the timeline lines a scenario run printed about
+// objects in its namespace, as "actor VERB kind/name", in order, but for
+// lines marked late (the UI puts them in their place).
+func terminalLines(out string) []string {
+	var lines []string
+	for _, line := range strings.Split(out, "\n") {
+		m := printedLine.FindStringSubmatch(line)
+		if m == nil || strings.Contains(m[4], "(late:") || strings.HasPrefix(m[4], " -n ") {
+			continue
+		}
+		switch kind, _, _ := strings.Cut(m[3], "/"); kind {
+		case "namespace", "node", "customresourcedefinition", "apiservice", "nodemetrics", "labsummary":
+			continue // not in the scenario's namespace
+		}
+		lines = append(lines, m[1]+" "+m[2]+" "+m[3])
+	}
+	return lines
 }

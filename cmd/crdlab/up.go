@@ -70,7 +70,10 @@ where to serve (docs/admission.md).
 
 When the apiserver is ready, the admin kubeconfig is written to
 <state-dir>/kubeconfig and up stays in the foreground, showing what happens
-in the cluster, until Ctrl-C.
+in the cluster, until Ctrl-C: one line per change, in the cluster's order
+(etcd revisions; each line is held half a second for the lines before it)
+with the time the apiserver answered the write. The same ordered lines go
+to <state-dir>/logs/timeline.log, the web UI and the scenario runs.
 
 It also serves a web UI on 127.0.0.1 and prints its URL, which carries a
 token ('crdlab status' shows it again): the objects as a graph of

@@ -120,6 +120,8 @@ type Environment struct {
 	childLog   string
 	existing   bool
 	ctl        *control.Client
+
+	marks *marks // the cluster's revision at each Mark
 }
 
 // Start starts the lab (or attaches to one, or connects to the existing

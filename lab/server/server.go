@@ -102,6 +102,7 @@ func Run(ctx context.Context, d control.Dir, opts Options) error {
 	// the terminal and the log here, the web UI and the scenario runs
 	// (control.RouteTimeline) subscribe to it.
 	logged := timeline.NewPrinter(logFile)
+	logged.Revisions = true
 	sink := timeline.Sink(logged)
 	if opts.ShowTimeline {
 		fmt.Fprintf(out, "\nWatching the cluster (Ctrl-C stops the lab), in the cluster's order (etcd revisions, the apiserver's times; lines held %s):\n",

@@ -36,9 +36,10 @@ type auditEvent struct {
 		Username string `json:"username"`
 	} `json:"user"`
 	ObjectRef *struct {
-		Resource  string `json:"resource"`
-		Namespace string `json:"namespace"`
-		Name      string `json:"name"`
+		Resource    string `json:"resource"`
+		Subresource string `json:"subresource"`
+		Namespace   string `json:"namespace"`
+		Name        string `json:"name"`
 	} `json:"objectRef"`
 }
 
@@ -57,6 +58,9 @@ type auditLog struct {
 	deleted map[string][]deletion // resource/namespace/name (name "" for a collection)
 	times   map[int64]time.Time   // revision → stage timestamp of the write
 	revs    []int64               // the keys of times, oldest first
+	maxRev  int64                 // the highest revision of a response read
+	bound   map[string]time.Time  // namespace/name → when the Pod was bound
+	boundQ  []string              // the keys of bound, oldest first
 }
 
 type deletion struct {
@@ -78,7 +82,7 @@ func auditKey(resource, ns, name string) string { return resource + "/" + ns + "
 // once the apiserver creates it. a.ready is closed once what is written
 // after is sure to be read.
 func followAudit(ctx context.Context, path string) *auditLog {
-	a := &auditLog{deleted: map[string][]deletion{}, times: map[int64]time.Time{}, ready: make(chan struct{})}
+	a := &auditLog{deleted: map[string][]deletion{}, times: map[int64]time.Time{}, bound: map[string]time.Time{}, ready: make(chan struct{})}
 	go func() {
 		f, err := os.Open(path)
 		if err == nil {
@@ -166,10 +170,16 @@ func (a *auditLog) add(line []byte) {
 			a.remember(rev, ev.StageTimestamp)
 		}
 	}
+	ref := ev.ObjectRef
+	if ev.Verb == "create" && ref.Resource == "pods" && ref.Subresource == "binding" {
+		// A binding answers a Status, not the Pod: no revision. The Pod's
+		// BIND line is dated by its binding's request.
+		a.rememberBinding(ref.Namespace+"/"+ref.Name, ev.StageTimestamp)
+		return
+	}
 	if ev.Verb != "delete" && ev.Verb != "deletecollection" {
 		return
 	}
-	ref := ev.ObjectRef
 	key := auditKey(ref.Resource, ref.Namespace, ref.Name)
 	if len(a.deleted) > 10000 { // deletions nobody looked up (a kubelet's confirmations): forget the old ones
 		for k := range a.deleted {
@@ -187,6 +197,7 @@ func (a *auditLog) remember(rev int64, at time.Time) {
 		return
 	}
 	a.times[rev] = at
+	a.maxRev = max(a.maxRev, rev)
 	a.revs = append(a.revs, rev)
 	if len(a.revs) > maxTimes {
 		delete(a.times, a.revs[0])
@@ -194,14 +205,47 @@ func (a *auditLog) remember(rev int64, at time.Time) {
 	}
 }
 
+func (a *auditLog) rememberBinding(key string, at time.Time) {
+	a.bound[key] = at
+	a.boundQ = append(a.boundQ, key)
+	if len(a.boundQ) > maxTimes {
+		delete(a.bound, a.boundQ[0])
+		a.boundQ = a.boundQ[1:]
+	}
+}
+
+// passedGrace is how long a lookup still waits once the log has answered
+// later revisions than the one looked up: requests complete, and are
+// logged, a little out of revision order.
+const passedGrace = 50 * time.Millisecond
+
 // when returns the stage timestamp of the write of revision rev, waiting
 // up to wait for the audit log to say (the watch can be faster than the
-// log).
+// log), or less once the log is past rev: a write whose response does
+// not carry its revision (a binding, the deletion that a finalizer's
+// removal completes) is not in it.
 func (a *auditLog) when(rev int64, wait time.Duration) (time.Time, bool) {
-	deadline := time.Now().Add(wait)
+	start := time.Now()
 	for {
 		a.mu.Lock()
 		t, ok := a.times[rev]
+		passed := a.maxRev > rev
+		a.mu.Unlock()
+		waited := time.Since(start)
+		if ok || waited > wait || (passed && waited > passedGrace) {
+			return t, ok
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// boundAt returns when the Pod namespace/name was bound to its node (the
+// latest binding of it), waiting up to wait for the log to say.
+func (a *auditLog) boundAt(namespace, name string, wait time.Duration) (time.Time, bool) {
+	deadline := time.Now().Add(wait)
+	for {
+		a.mu.Lock()
+		t, ok := a.bound[namespace+"/"+name]
 		a.mu.Unlock()
 		if ok || time.Now().After(deadline) {
 			return t, ok

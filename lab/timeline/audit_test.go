@@ -129,3 +129,48 @@ func TestFollowAuditRotation(t *testing.T) {
 	}
 	f.Close()
 }
+
+// A write's time is the stage timestamp of the request whose response
+// carries its revision (the first such: a write that changed nothing
+// answers the revision before it); a binding, which answers a Status, is
+// found by its Pod; a revision the log has passed without answering it is
+// not waited for.
+func TestAuditTimes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.log")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a := followAudit(ctx, path)
+	<-a.ready
+	for _, line := range []string{
+		`{"stage":"ResponseComplete","verb":"update","stageTimestamp":"2026-12-04T10:00:00.000010Z","objectRef":{"resource":"deployments","namespace":"a","name":"web"},"responseObject":{"metadata":{"resourceVersion":"10"}}}`,
+		`{"stage":"ResponseComplete","verb":"update","stageTimestamp":"2026-12-04T10:00:00.000011Z","objectRef":{"resource":"deployments","namespace":"a","name":"web"},"responseObject":{"metadata":{"resourceVersion":"10"}}}`,
+		`{"stage":"ResponseComplete","verb":"create","stageTimestamp":"2026-12-04T10:00:00.000012Z","objectRef":{"resource":"pods","subresource":"binding","namespace":"a","name":"web-1"},"responseObject":{"kind":"Status","status":"Success"}}`,
+		`{"stage":"ResponseComplete","verb":"create","stageTimestamp":"2026-12-04T10:00:00.000020Z","objectRef":{"resource":"pods","namespace":"a"},"responseObject":{"metadata":{"resourceVersion":"20"}}}`,
+	} {
+		if _, err := f.WriteString(line + "\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := func(us int) time.Time { return time.Date(2026, 12, 4, 10, 0, 0, us*1000, time.UTC) }
+	if got, ok := a.when(20, 5*time.Second); !ok || !got.Equal(at(20)) {
+		t.Errorf("time of revision 20: %v %v, want %v", got, ok, at(20))
+	}
+	if got, ok := a.when(10, time.Second); !ok || !got.Equal(at(10)) {
+		t.Errorf("time of revision 10: %v %v, want the first answer's, %v", got, ok, at(10))
+	}
+	if got, ok := a.boundAt("a", "web-1", time.Second); !ok || !got.Equal(at(12)) {
+		t.Errorf("binding of pods/a/web-1: %v %v, want %v", got, ok, at(12))
+	}
+	start := time.Now()
+	if _, ok := a.when(15, time.Hour); ok {
+		t.Error("revision 15, which no response carries, has a time")
+	}
+	if waited := time.Since(start); waited > time.Minute {
+		t.Errorf("the lookup of a revision the log has passed waited %s", waited)
+	}
+}

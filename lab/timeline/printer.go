@@ -18,6 +18,10 @@ import (
 type Printer struct {
 	// Namespace is left unsaid on lines about objects in it ("default").
 	Namespace string
+	// Revisions ends each line of a write with its revision, "  #1234"
+	// (logs/timeline.log: lab/labtest reads it to tell the lines after a
+	// Mark from the lines before).
+	Revisions bool
 
 	mu    sync.Mutex
 	out   io.Writer
@@ -65,6 +69,9 @@ func (p *Printer) Record(e Event) {
 	}
 	if e.Late {
 		line += "  (late: arrived after the lines that follow it)"
+	}
+	if p.Revisions && e.Revision > 0 {
+		line += fmt.Sprintf("  #%d", e.Revision)
 	}
 	fmt.Fprintln(p.out, line)
 }

@@ -59,7 +59,7 @@ type Options struct {
 
 // auditWait bounds how long a line waits for the audit log to give its
 // time or its deleter; Order's window should be longer.
-const auditWait = 400 * time.Millisecond
+const auditWait = 250 * time.Millisecond
 
 // Change is an object the watch saw appear, change or go. Old is nil when
 // it appeared (Initial: it was there when the watch started), New is nil
@@ -189,8 +189,13 @@ func (w *watcher) record(e Event, c Change, obj *unstructured.Unstructured) {
 	}
 	go func() {
 		found := false
-		if timed {
-			var at time.Time
+		var at time.Time
+		switch {
+		case timed && e.Verb == Bind:
+			if at, found = w.audit.boundAt(e.Namespace, e.Name, auditWait); found {
+				e.Time = at
+			}
+		case timed:
 			if at, found = w.audit.when(e.Revision, auditWait); found {
 				e.Time = at
 			}
