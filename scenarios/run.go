@@ -173,7 +173,10 @@ func (r *runner) steps(ctx context.Context, res *Result) {
 			r.emit(Entry{Type: "narrate", Step: i + 1, Steps: n, Text: text})
 			continue
 		}
-		if ls := r.lesson(); ls != nil && action == "task" && ls.Done[i+1] {
+		if ls := r.lesson(); ls != nil && (action == "task" && ls.Done[i+1] || i+1 < lastDone(ls.Done)) {
+			// Done in an earlier run: the learner goes on from the first
+			// task not done, and what came before it is not done again
+			// (it would undo the learner's work).
 			sr.Status, sr.Message = Passed, r.s.Language().Msg("done in an earlier session")
 			res.Steps = append(res.Steps, sr)
 			r.emit(Entry{Type: "step", Step: i + 1, Steps: n, Action: action, Description: sr.Description, Status: Passed, Text: sr.Message})
@@ -246,3 +249,12 @@ func (r *runner) createdHere(kind, name string) bool {
 }
 
 func deletedKey(kind, ns, name string) string { return kind + "/" + ns + "/" + name }
+
+// lastDone returns the last step of done (0: none).
+func lastDone(done map[int]bool) int {
+	last := 0
+	for step := range done {
+		last = max(last, step)
+	}
+	return last
+}

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -149,24 +150,23 @@ func (r *runner) probe(ctx context.Context, e *ExpectError) error {
 
 // taskSummary says what the learner's writes did during the task of step:
 // the timeline's lines from the learner's first write on (theirs, and the
-// controllers' in answer).
+// controllers' in answer); with no write of theirs (they acted through
+// crdlab, or their own program), every line of the step.
 func (r *runner) taskSummary(step int) string {
 	l := r.s.Language()
 	r.tl.mu.Lock()
 	lines := append([]timeline.Event(nil), r.tl.lines[step]...)
 	r.tl.mu.Unlock()
-	first := -1
-	for i, e := range lines {
-		if isLearner(e.Actor) {
-			first = i
-			break
-		}
-	}
+	header := l.Msg("done. What your writes did:")
+	first := slices.IndexFunc(lines, func(e timeline.Event) bool { return isLearner(e.Actor) })
 	if first < 0 {
-		return l.Msg("done (no write of yours is on the timeline: it held with what was there)")
+		if len(lines) == 0 {
+			return l.Msg("done (no write of yours is on the timeline: it held with what was there)")
+		}
+		header, first = l.Msg("done. What happened meanwhile:"), 0
 	}
 	var b strings.Builder
-	b.WriteString(l.Msg("done. What your writes did:"))
+	b.WriteString(header)
 	width := 0
 	for _, e := range lines[first:] {
 		width = max(width, len([]rune(l.Actor(e.Actor))))

@@ -13,7 +13,8 @@ var learnZH = map[string]string{
 	"no more hints: all %d are shown": "没有更多提示了: %d 条都已显示",
 	"done in an earlier session":      "已在之前的学习中完成",
 	"done (no write of yours is on the timeline: it held with what was there)": "完成 (时间线上没有你的写操作: 集群里已有的对象已经满足检查)",
-	"done. What your writes did:": "完成。你的写操作引发了这些:",
+	"done. What happened meanwhile:":                                           "完成。这期间发生了这些:",
+	"done. What your writes did:":                                              "完成。你的写操作引发了这些:",
 }
 
 func init() {

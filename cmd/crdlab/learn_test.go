@@ -1,0 +1,296 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/crdlab/crdlab/lab/labtest/control"
+)
+
+// lessonWait bounds each wait for a lesson's output: a task's check polls
+// every half second, and the controllers answer within seconds.
+const lessonWait = 2 * time.Minute
+
+// Each lesson, played by a learner (kubectl, files, crdlab commands)
+// against one lab: every task stays open after a wrong action, with a hint
+// to give, and passes after the right one, showing the learner's writes;
+// crd-validation is driven through a terminal (tmux); progress survives
+// crdlab down and up.
+func TestLessons(t *testing.T) {
+	c := newCLI(t)
+	t.Cleanup(func() { c.run("down") })
+	learner := func(t *testing.T) *cli { return &cli{t: t, stateDir: c.stateDir} }
+
+	t.Run("crd-basics", func(t *testing.T) { playCRDBasics(t, learner(t)) })
+	t.Run("crd-validation in a terminal", func(t *testing.T) { playCRDValidation(t, learner(t)) })
+	t.Run("no-controller", func(t *testing.T) { playNoController(t, learner(t)) })
+	t.Run("aggregator", func(t *testing.T) { playAggregator(t, learner(t)) })
+	t.Run("progress survives down and up", func(t *testing.T) {
+		lc := learner(t)
+		lc.mustRun("down")
+		lc.mustRun("up", "-d")
+		list := lc.mustRun("learn", "list")
+		for _, want := range []string{"crd-basics ", "3/3", "crd-validation ", "2/2", "no-controller ", "aggregator "} {
+			if !strings.Contains(list, want) {
+				t.Errorf("learn list lacks %q:\n%s", want, list)
+			}
+		}
+		out := lc.mustRun("learn", "crd-basics")
+		if strings.Count(out, "done in an earlier session") < 3 || !strings.Contains(out, "PASS crd-basics") || strings.Contains(out, "Your task") {
+			t.Errorf("crd-basics again, after down and up: want its 3 tasks done already:\n%s", out)
+		}
+	})
+}
+
+// lessonRun is a 'crdlab learn' the test plays the learner of: its output
+// read from a pipe, or from a tmux pane.
+type lessonRun struct {
+	t      *testing.T
+	c      *cli
+	screen func() string
+	wait   func() (string, int)
+}
+
+// startLesson runs 'crdlab learn args...' with its output on a pipe.
+func (c *cli) startLesson(args ...string) *lessonRun {
+	c.t.Helper()
+	cmd := c.command(append([]string{"learn"}, args...)...)
+	var mu sync.Mutex
+	var buf bytes.Buffer
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	if err := cmd.Start(); err != nil {
+		c.t.Fatal(err)
+	}
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		b := make([]byte, 4096)
+		for {
+			n, err := pr.Read(b)
+			mu.Lock()
+			buf.Write(b[:n])
+			mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	done := make(chan int, 1)
+	go func() {
+		err := cmd.Wait()
+		pw.Close()
+		code := 0
+		if ee := (*exec.ExitError)(nil); err != nil && asExit(err, &ee) {
+			code = ee.ExitCode()
+		}
+		done <- code
+	}()
+	c.t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+		}
+	})
+	screen := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return buf.String()
+	}
+	return &lessonRun{t: c.t, c: c, screen: screen, wait: func() (string, int) {
+		select {
+		case code := <-done:
+			<-copied
+			return screen(), code
+		case <-time.After(lessonWait):
+			c.t.Fatalf("crdlab learn %s did not end within %s:\n%s", strings.Join(args, " "), lessonWait, screen())
+		}
+		return "", 0
+	}}
+}
+
+func asExit(err error, target **exec.ExitError) bool {
+	ee, ok := err.(*exec.ExitError)
+	if ok {
+		*target = ee
+	}
+	return ok
+}
+
+// waitFor waits until the lesson's output has want after the text after,
+// and returns the output from after on.
+func (l *lessonRun) waitFor(after, want string) string {
+	l.t.Helper()
+	deadline := time.Now().Add(lessonWait)
+	for {
+		s := l.screen()
+		if i := strings.Index(s, after); i >= 0 && strings.Contains(s[i:], want) {
+			return s[i:]
+		}
+		if time.Now().After(deadline) {
+			l.t.Fatalf("no %q after %q within %s in the lesson's output:\n%s", want, after, lessonWait, s)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// stillOpen checks that the task named stays open after what the learner
+// just did: two hints asked from another terminal are both answered by
+// the waiting task (the second after a check that began after the first,
+// so after the learner's action), and the task has not passed.
+func (l *lessonRun) stillOpen(task string) {
+	l.t.Helper()
+	for range 2 {
+		out := l.c.mustRun("learn", "hint")
+		if strings.Contains(out, "no task is waiting") || strings.Contains(out, "lesson has ended") {
+			l.t.Fatalf("task %q: crdlab learn hint answered %q: the task does not wait", task, out)
+		}
+	}
+	if s := l.screen(); strings.Contains(s, "✓ "+task) {
+		l.t.Fatalf("task %q passed before the learner's right action:\n%s", task, s)
+	}
+}
+
+// done waits until the task named passes, and returns what the lesson says
+// the learner's writes did (or what happened meanwhile).
+func (l *lessonRun) done(task string) string {
+	l.t.Helper()
+	out := l.waitFor("✓ "+task, "done. What ")
+	summary, _, _ := strings.Cut(out, "\n[")
+	return summary
+}
+
+// file is where the learner finds (and edits) a file of the lesson.
+func (c *cli) file(lesson, name string) string {
+	return filepath.Join(control.Dir(c.stateDir).Learn(), lesson, name)
+}
+
+func (c *cli) write(path, content string) {
+	c.t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+func playCRDBasics(t *testing.T, c *cli) {
+	l := c.startLesson("crd-basics")
+	l.waitFor("no lab running", "lab ready")
+	l.waitFor("▶ crd-basics", "Your task")
+	v1beta1 := c.file("crd-basics", "users-crd.yaml")
+
+	task := "the User CRD, in apiextensions.k8s.io/v1"
+	if out := c.kubectlFails("apply", "-f", v1beta1); !strings.Contains(out, `no matches for kind "CustomResourceDefinition" in version "apiextensions.k8s.io/v1beta1"`) {
+		t.Errorf("kubectl apply of the seed's v1beta1 CRD: %s", out)
+	}
+	l.stillOpen(task)
+	l.waitFor("Your task", "? Hint 1/2")
+	v1 := c.mustRun("crd", "migrate", v1beta1)
+	c.kubectl(v1, "apply", "-f", "-")
+	if s := l.done(task); !strings.Contains(s, "you (kubectl)  CREATE  customresourcedefinition/users.auth.ilinux.io") {
+		t.Errorf("the task's summary lacks the learner's create:\n%s", s)
+	}
+
+	task = "a User, found by its short name"
+	l.stillOpen(task)
+	c.kubectl("", "apply", "-f", c.file("crd-basics", "user-admin.yaml"))
+	if out := c.kubectl("", "get", "u"); !strings.Contains(out, "admin") {
+		t.Errorf("kubectl get u:\n%s", out)
+	}
+	if s := l.done(task); !strings.Contains(s, "CREATE  user/admin") {
+		t.Errorf("the task's summary lacks the learner's create:\n%s", s)
+	}
+
+	task = "kubectl get all lists Users"
+	cache := "--cache-dir=" + t.TempDir()
+	if out := c.kubectl("", cache, "get", "all"); strings.Contains(out, "admin") {
+		t.Errorf("kubectl get all lists a User before its CRD has categories:\n%s", out)
+	}
+	l.stillOpen(task)
+	c.kubectl("", "patch", "crd", "users.auth.ilinux.io", "--type", "merge", "-p", `{"spec":{"names":{"categories":["all"]}}}`)
+	if s := l.done(task); !strings.Contains(s, "UPDATE  customresourcedefinition/users.auth.ilinux.io  spec.names.categories") {
+		t.Errorf("the task's summary lacks the learner's update:\n%s", s)
+	}
+	c.kubectl("", cache, "api-resources")
+	if out := c.kubectl("", cache, "get", "all"); !strings.Contains(out, "user.auth.ilinux.io/admin") {
+		t.Errorf("kubectl get all does not list the User:\n%s", out)
+	}
+	if out, code := l.wait(); code != 0 || !strings.Contains(out, "PASS crd-basics") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+}
+
+func playNoController(t *testing.T, c *cli) {
+	l := c.startLesson("no-controller")
+	l.waitFor("▶ no-controller", "Your task")
+	task := "a WebApp, with no controller"
+	l.stillOpen(task)
+	c.kubectl("", "apply", "-f", c.file("no-controller", "webapp-shop.yaml"))
+	l.done(task)
+	l.waitFor("✓ no Deployment for shop", "Your task")
+	if out := c.kubectl("", "get", "deployments"); strings.Contains(out, "shop") {
+		t.Errorf("a Deployment for shop with no controller:\n%s", out)
+	}
+
+	task = "turn the controller on"
+	l.stillOpen(task)
+	if out := c.mustRun("controller", "list"); !hasLine(out, "webapp-operator", "stopped") {
+		t.Errorf("controller list: want webapp-operator stopped:\n%s", out)
+	}
+	c.mustRun("controller", "start", "webapp-operator")
+	if s := l.done(task); !strings.Contains(s, "webapp-operator") || !strings.Contains(s, "deployment/shop") {
+		t.Errorf("the task's summary lacks what the operator did:\n%s", s)
+	}
+	if out, code := l.wait(); code != 0 || !strings.Contains(out, "PASS no-controller") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+}
+
+func playAggregator(t *testing.T, c *cli) {
+	l := c.startLesson("aggregator")
+	l.waitFor("▶ aggregator", "Your task")
+	if out := c.kubectlFails("get", "--raw", "/apis/lab.crdlab.dev/v1alpha1"); !strings.Contains(out, "NotFound") {
+		t.Errorf("lab.crdlab.dev without its APIService: %s", out)
+	}
+	task := "register the route"
+	skeleton, err := os.ReadFile(c.file("aggregator", "apiservice.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	filled := func(service string) string {
+		s := strings.Replace(string(skeleton), "group: ___", "group: lab.crdlab.dev", 1)
+		s = strings.Replace(s, "version: ___", "version: v1alpha1", 1)
+		s = strings.Replace(s, "namespace: ___", "namespace: kube-system", 1)
+		return strings.Replace(s, "name: ___", "name: "+service, 1)
+	}
+	if out := c.kubectlFails("apply", "-f", c.file("aggregator", "apiservice.yaml")); !strings.Contains(strings.ToLower(out), "invalid") {
+		t.Errorf("the skeleton with its blanks: %s", out)
+	}
+	c.kubectl(filled("crdlab-aggregatd"), "apply", "-f", "-") // a typo: no such Service
+	l.stillOpen(task)
+	c.kubectl(filled("crdlab-aggregated"), "apply", "-f", "-")
+	if s := l.done(task); !strings.Contains(s, "apiservice/v1alpha1.lab.crdlab.dev") {
+		t.Errorf("the task's summary lacks the learner's APIService:\n%s", s)
+	}
+	if out := c.kubectl("", "get", "--raw", "/apis/lab.crdlab.dev/v1alpha1/summaries/lab"); !strings.Contains(out, `"kind":"LabSummary"`) {
+		t.Errorf("kubectl get --raw through the learner's route: %s", out)
+	}
+	if out, code := l.wait(); code != 0 || !strings.Contains(out, "PASS aggregator") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+}
+
+// hasLine reports whether out has a line of exactly these fields.
+func hasLine(out string, fields ...string) bool {
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Join(strings.Fields(line), " ") == strings.Join(fields, " ") {
+			return true
+		}
+	}
+	return false
+}
