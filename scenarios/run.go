@@ -24,12 +24,19 @@ import (
 // cancelled. The error is for a run that could not start; a failed
 // expectation is in the result.
 func Run(ctx context.Context, s *Scenario, target Target, opts Options) (*Result, error) {
+	if s.IsLesson() && opts.Lesson == nil {
+		return nil, fmt.Errorf("%s: %w: run it with crdlab learn", s.Source(), ErrLesson)
+	}
 	r, err := newRunner(s, target, opts)
 	if err != nil {
 		return nil, err
 	}
 	return r.run(ctx), nil
 }
+
+// ErrLesson: a lesson run as a scenario; its tasks need a learner
+// (Options.Lesson).
+var ErrLesson = errors.New("a lesson, not a scenario")
 
 type runner struct {
 	s      *Scenario

@@ -25,6 +25,10 @@ func TestHelpGolden(t *testing.T) {
 		{"scenario", "lint", "--help"},
 		{"scenario", "explain", "--help"},
 		{"scenario", "list", "--help"},
+		{"learn", "--help"},
+		{"learn", "list", "--help"},
+		{"learn", "hint", "--help"},
+		{"controller", "--help"},
 	} {
 		name := "help-root"
 		if len(args) > 1 {

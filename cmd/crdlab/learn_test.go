@@ -32,12 +32,13 @@ func TestLessons(t *testing.T) {
 	t.Run("crd-validation in a terminal", func(t *testing.T) { playCRDValidation(t, learner(t)) })
 	t.Run("no-controller", func(t *testing.T) { playNoController(t, learner(t)) })
 	t.Run("aggregator", func(t *testing.T) { playAggregator(t, learner(t)) })
+	t.Run("reconcile-loop", func(t *testing.T) { playReconcileLoop(t, learner(t)) })
 	t.Run("progress survives down and up", func(t *testing.T) {
 		lc := learner(t)
 		lc.mustRun("down")
 		lc.mustRun("up", "-d")
 		list := lc.mustRun("learn", "list")
-		for _, want := range []string{"crd-basics ", "3/3", "crd-validation ", "2/2", "no-controller ", "aggregator "} {
+		for _, want := range []string{"crd-basics ", "3/3", "crd-validation ", "2/2", "no-controller ", "aggregator ", "reconcile-loop "} {
 			if !strings.Contains(list, want) {
 				t.Errorf("learn list lacks %q:\n%s", want, list)
 			}
@@ -293,4 +294,112 @@ func hasLine(out string, fields ...string) bool {
 		}
 	}
 	return false
+}
+
+// The learner's controller: the lesson's skeleton, completed by the test
+// as a learner would, built and run against the lab.
+type learnerController struct {
+	t   *testing.T
+	bin string
+	cmd *exec.Cmd
+}
+
+// buildController completes the skeleton of reconcile-loop (its
+// Reconcile, and with watchOwned also Owns) and builds it.
+func buildController(t *testing.T, c *cli, watchOwned bool) *learnerController {
+	t.Helper()
+	dir := c.file("reconcile-loop", "controller")
+	skeleton, err := os.ReadFile(filepath.Join(dir, "main.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(skeleton)
+	for _, r := range []struct{ old, new string }{
+		{"\t\"os\"\n", "\t\"os\"\n\t\"strings\"\n"},
+		{"\t\t// TODO(you): fill cm.Data", `		id, _, _ := unstructured.NestedInt64(user.Object, "spec", "userID")
+		email, _, _ := unstructured.NestedString(user.Object, "spec", "email")
+		groups, _, _ := unstructured.NestedStringSlice(user.Object, "spec", "groups")
+		cm.Data = map[string]string{"userID": fmt.Sprint(id), "email": email, "groups": strings.Join(groups, ",")}
+		if err := controllerutil.SetControllerReference(user, cm, r.Scheme()); err != nil {
+			return err
+		}
+		// done: fill cm.Data`},
+	} {
+		if !strings.Contains(src, r.old) {
+			t.Fatalf("the skeleton has no %q", r.old)
+		}
+		src = strings.Replace(src, r.old, r.new, 1)
+	}
+	if watchOwned {
+		src = strings.Replace(src, "\t\tComplete(&UserReconciler", "\t\tOwns(&corev1.ConfigMap{}).\n\t\tComplete(&UserReconciler", 1)
+	}
+	work := t.TempDir()
+	for _, f := range []string{"go.mod", "go.sum"} {
+		data, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatalf("the lesson's module: %v", err)
+		}
+		c.write(filepath.Join(work, f), string(data))
+	}
+	c.write(filepath.Join(work, "main.go"), src)
+	bin := filepath.Join(work, "user-configmaps")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = work
+	build.Env = append(os.Environ(), "GOFLAGS=-mod=readonly")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build of the completed skeleton: %v\n%s", err, out)
+	}
+	return &learnerController{t: t, bin: bin}
+}
+
+func (lc *learnerController) start(c *cli) {
+	lc.t.Helper()
+	lc.cmd = exec.Command(lc.bin)
+	lc.cmd.Env = append(os.Environ(), "KUBECONFIG="+control.Dir(c.stateDir).Kubeconfig())
+	lc.cmd.Stdout, lc.cmd.Stderr = io.Discard, io.Discard
+	if err := lc.cmd.Start(); err != nil {
+		lc.t.Fatal(err)
+	}
+	lc.t.Cleanup(lc.stop)
+}
+
+func (lc *learnerController) stop() {
+	if lc.cmd != nil && lc.cmd.ProcessState == nil {
+		_ = lc.cmd.Process.Kill()
+		_ = lc.cmd.Wait()
+	}
+}
+
+// Lesson reconcile-loop: the skeleton as given does nothing (the task
+// waits); completed, it makes the ConfigMaps; a controller that does not
+// watch the ConfigMaps it owns leaves a deleted one deleted (the task
+// stays open); one that does brings it back, also with no restart.
+func playReconcileLoop(t *testing.T, c *cli) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command: the learner's controller cannot be built")
+	}
+	l := c.startLesson("reconcile-loop")
+	l.waitFor("▶ reconcile-loop", "Your task")
+	task := "a ConfigMap for each User"
+	l.stillOpen(task)
+
+	blind := buildController(t, c, false)
+	watching := buildController(t, c, true)
+	blind.start(c)
+	if s := l.done(task); !strings.Contains(s, "user-configmaps") || !strings.Contains(s, "configmap/user-alice") {
+		t.Errorf("the task's summary lacks the learner's controller:\n%s", s)
+	}
+
+	l.waitFor("✓ "+task, "alice's ConfigMap was deleted")
+	task = "alice's ConfigMap comes back"
+	l.stillOpen(task) // the blind controller leaves it deleted
+	if out := c.kubectlFails("get", "configmap", "user-alice"); !strings.Contains(out, "NotFound") {
+		t.Errorf("user-alice with a controller that does not watch ConfigMaps: %s", out)
+	}
+	blind.stop()
+	watching.start(c)
+	l.done(task)
+	if out, code := l.wait(); code != 0 || !strings.Contains(out, "✓ bob's ConfigMap comes back by itself") || !strings.Contains(out, "PASS reconcile-loop") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
 }
