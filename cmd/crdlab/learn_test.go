@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -89,7 +90,7 @@ func (c *cli) startLesson(args ...string) *lessonRun {
 		err := cmd.Wait()
 		pw.Close()
 		code := 0
-		if ee := (*exec.ExitError)(nil); err != nil && asExit(err, &ee) {
+		if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
 			code = ee.ExitCode()
 		}
 		done <- code
@@ -114,14 +115,6 @@ func (c *cli) startLesson(args ...string) *lessonRun {
 		}
 		return "", 0
 	}}
-}
-
-func asExit(err error, target **exec.ExitError) bool {
-	ee, ok := err.(*exec.ExitError)
-	if ok {
-		*target = ee
-	}
-	return ok
 }
 
 // waitFor waits until the lesson's output has want after the text after,

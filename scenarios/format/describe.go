@@ -3,8 +3,9 @@ package format
 import (
 	"strings"
 
-	"github.com/crdlab/crdlab/lab/lang"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/crdlab/crdlab/lab/lang"
 )
 
 // Describe says in a few words what the step does: its name, if it has
