@@ -34,6 +34,25 @@ func TestLessons(t *testing.T) {
 	t.Run("no-controller", func(t *testing.T) { playNoController(t, learner(t)) })
 	t.Run("aggregator", func(t *testing.T) { playAggregator(t, learner(t)) })
 	t.Run("reconcile-loop", func(t *testing.T) { playReconcileLoop(t, learner(t)) })
+	t.Run("the web UI shows the task", func(t *testing.T) { playLessonInTheUI(t, learner(t)) })
+	t.Run("a lesson file, in Chinese, hints unasked", func(t *testing.T) {
+		lc := learner(t)
+		file := filepath.Join("testdata", "lesson-color.yaml")
+		if out, code := lc.run("scenario", "run", file); code == 0 || !strings.Contains(out, "crdlab learn") {
+			t.Errorf("scenario run of a lesson: exit %d:\n%s", code, out)
+		}
+		l := lc.startLesson(file, "--lang", "zh")
+		l.waitFor("你的任务", "用 kubectl 创建 ConfigMap color")
+		l.waitFor("你的任务", "提示 1/2") // after hintAfter, unasked
+		l.waitFor("你的任务", "提示 2/2")
+		lc.kubectl("", "create", "configmap", "color", "--from-literal=color=green")
+		if s := l.waitFor("✓ 创建 ConfigMap", "你 (kubectl)"); !strings.Contains(s, "完成。你的写操作引发了这些") {
+			t.Errorf("the task's summary in Chinese:\n%s", s)
+		}
+		if out, code := l.wait(); code != 0 {
+			t.Errorf("exit %d:\n%s", code, out)
+		}
+	})
 	t.Run("progress survives down and up", func(t *testing.T) {
 		lc := learner(t)
 		lc.mustRun("down")
