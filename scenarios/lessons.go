@@ -93,12 +93,16 @@ func LoadLesson(arg string) (*Scenario, error) {
 		} `yaml:"metadata"`
 	}
 	_ = yaml.Unmarshal(data, &head)
-	files := filepath.Join(filepath.Dir(arg), head.Metadata.Name)
+	files := fileLessonFiles(arg, head.Metadata.Name)
 	s, err := format.Parse(arg, data, func(f string) ([]byte, error) {
 		if filepath.IsAbs(f) {
 			return os.ReadFile(f)
 		}
-		return os.ReadFile(filepath.Join(files, f))
+		data, err := os.ReadFile(filepath.Join(files, f))
+		if rest, ok := strings.CutPrefix(f, "fixtures/"); ok && errors.Is(err, os.ErrNotExist) {
+			return fixtures.FS.ReadFile(rest) // the repository's samples, as in scenarios
+		}
+		return data, err
 	})
 	if err != nil {
 		return nil, err
@@ -116,11 +120,29 @@ func LessonFiles(s *Scenario) fs.FS {
 		}
 		return sub
 	}
-	dir := filepath.Join(filepath.Dir(s.Source()), s.Metadata.Name)
+	dir := fileLessonFiles(s.Source(), s.Metadata.Name)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil
 	}
 	return os.DirFS(dir)
+}
+
+// fileLessonFiles is the folder of the files of the lesson in file: NAME
+// beside it, or _files/NAME as the built-in lessons have them
+// (scenarios/lessons in the repository).
+func fileLessonFiles(file, name string) string {
+	dir := filepath.Join(filepath.Dir(file), name)
+	if _, err := os.Stat(dir); err != nil {
+		if builtin := filepath.Join(filepath.Dir(file), "_files", name); isDir(builtin) {
+			return builtin
+		}
+	}
+	return dir
+}
+
+func isDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
 }
 
 // WriteLessonFiles copies the lesson's files into dir, for the learner to
@@ -162,4 +184,17 @@ func WriteLessonFiles(s *Scenario, dir string) ([]string, error) {
 		return written, fmt.Errorf("unable to write the files of lesson %s to %s: %w", s.Metadata.Name, dir, err)
 	}
 	return written, nil
+}
+
+// isLessonFile reports whether the YAML file says kind: Lesson.
+func isLessonFile(path string) bool {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	var head struct {
+		Kind string `yaml:"kind"`
+	}
+	_ = yaml.Unmarshal(data, &head)
+	return head.Kind == format.KindLesson
 }

@@ -93,3 +93,23 @@ func TestWriteLessonFilesKeepsTheLearners(t *testing.T) {
 		t.Errorf("the learner's file was replaced: %q", data)
 	}
 }
+
+// The built-in lessons load as files too (crdlab scenario lint, crdlab
+// learn FILE): their files are found in _files/NAME beside them, and
+// fixtures/ in the repository's samples.
+func TestBuiltinLessonFilesLoad(t *testing.T) {
+	files, _ := filepath.Glob("lessons/*.yaml")
+	if len(files) != len(lessonOrder) {
+		t.Errorf("lesson files %v, lessons %v", files, lessonOrder)
+	}
+	for _, f := range files {
+		s, err := Load(f)
+		if err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		if !s.IsLesson() || LessonFiles(s) == nil {
+			t.Errorf("%s: a lesson %v, with files %v", f, s.IsLesson(), LessonFiles(s) != nil)
+		}
+	}
+}

@@ -67,3 +67,24 @@ func TestScenarioListAndExplainGolden(t *testing.T) {
 		})
 	}
 }
+
+// The lessons' list, in both languages, with no progress yet.
+func TestLearnListGolden(t *testing.T) {
+	t.Setenv("CRDLAB_STATE_DIR", t.TempDir())
+	for name, args := range map[string][]string{
+		"learn-list":    {"learn", "list", "--lang", "en"},
+		"learn-list-zh": {"learn", "--lang", "zh"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var out bytes.Buffer
+			cmd := newRootCommand()
+			cmd.SetArgs(args)
+			cmd.SetOut(&out)
+			cmd.SetErr(&out)
+			if err := cmd.Execute(); err != nil {
+				t.Fatal(err)
+			}
+			goldenCompare(t, name, out.String())
+		})
+	}
+}

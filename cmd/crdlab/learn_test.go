@@ -7,8 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -55,6 +57,16 @@ func TestLessons(t *testing.T) {
 	})
 	t.Run("progress survives down and up", func(t *testing.T) {
 		lc := learner(t)
+		// Half of no-controller, then Ctrl-C.
+		l := lc.startLesson("no-controller", "--restart")
+		l.waitFor("▶ no-controller", "Your task")
+		lc.kubectl("", "apply", "-f", lc.file("no-controller", "webapp-shop.yaml"))
+		l.done("a WebApp, with no controller")
+		l.waitFor("✓ no Deployment for shop", "Your task")
+		l.interrupt()
+		if out, code := l.wait(); code != 130 || !strings.Contains(out, "your progress is kept (1 of 2 tasks done)") {
+			t.Errorf("interrupted: exit %d, want 130:\n%s", code, out)
+		}
 		lc.mustRun("down")
 		lc.mustRun("up", "-d")
 		list := lc.mustRun("learn", "list")
@@ -67,16 +79,32 @@ func TestLessons(t *testing.T) {
 		if strings.Count(out, "done in an earlier session") < 3 || !strings.Contains(out, "PASS crd-basics") || strings.Contains(out, "Your task") {
 			t.Errorf("crd-basics again, after down and up: want its 3 tasks done already:\n%s", out)
 		}
+		if !regexp.MustCompile(`(?m)^no-controller .* 1/2$`).MatchString(list) {
+			t.Errorf("learn list: want no-controller 1/2:\n%s", list)
+		}
+		// no-controller goes on from its second task: the cluster is new
+		// (a lab's is ephemeral), so the learner applies shop again.
+		l = lc.startLesson("no-controller")
+		out = l.waitFor("1 of 2 tasks done in an earlier session", "Start the WebApp's controller")
+		if strings.Contains(out, "webapp-operator stopped") || !strings.Contains(out, "✓ a WebApp, with no controller (0.00s): done in an earlier session") {
+			t.Errorf("the lesson did again what came before its next task:\n%s", out)
+		}
+		lc.kubectl("", "apply", "-f", lc.file("no-controller", "webapp-shop.yaml"))
+		l.done("turn the controller on")
+		if out, code := l.wait(); code != 0 {
+			t.Errorf("exit %d:\n%s", code, out)
+		}
 	})
 }
 
 // lessonRun is a 'crdlab learn' the test plays the learner of: its output
 // read from a pipe, or from a tmux pane.
 type lessonRun struct {
-	t      *testing.T
-	c      *cli
-	screen func() string
-	wait   func() (string, int)
+	t         *testing.T
+	c         *cli
+	screen    func() string
+	wait      func() (string, int)
+	interrupt func() // Ctrl-C
 }
 
 // startLesson runs 'crdlab learn args...' with its output on a pipe.
@@ -124,7 +152,7 @@ func (c *cli) startLesson(args ...string) *lessonRun {
 		defer mu.Unlock()
 		return buf.String()
 	}
-	return &lessonRun{t: c.t, c: c, screen: screen, wait: func() (string, int) {
+	return &lessonRun{t: c.t, c: c, screen: screen, interrupt: func() { _ = cmd.Process.Signal(syscall.SIGINT) }, wait: func() (string, int) {
 		select {
 		case code := <-done:
 			<-copied
