@@ -97,9 +97,70 @@ func (op taskOp) run(ctx context.Context, r *runner, _ time.Duration) (string, e
 		ls.TaskDone(step)
 	}
 	if r.opts.Timeline {
+		r.awaitLines(ctx, step, op.Task)
 		r.drain(ctx) // what the controllers did in answer
 	}
 	return "", nil
+}
+
+// linesWait bounds the wait, once a task holds, for the timeline to bring
+// the lines of what made it hold: the lab releases its lines in order,
+// after a window, later still under load.
+const linesWait = 10 * time.Second
+
+// awaitLines waits until the timeline has brought the lines of what made
+// the task hold: the writes of the objects its expect checks saw (their
+// resourceVersion), and, for a check that a write is refused, a write of
+// the learner's; or linesWait passes.
+func (r *runner) awaitLines(ctx context.Context, step int, t *format.Task) {
+	if !r.tl.ordered {
+		return // a cluster that is not a lab: lines come as they come
+	}
+	var rev int64
+	probes := false
+	for _, c := range t.Check {
+		if c.ExpectError != nil {
+			probes = true
+			continue
+		}
+		ref := c.Expect.Resource
+		if c.Expect.Object != nil {
+			want, _ := format.JSONCopy(c.Expect.Object)
+			r.expand(want)
+			got, _ := format.RefOf(want.(map[string]any))
+			ref = &got
+		}
+		_, objs, err := r.selectObjects(ctx, ref)
+		if err != nil {
+			continue
+		}
+		for _, o := range objs {
+			var v int64
+			if _, err := fmt.Sscan(o.GetResourceVersion(), &v); err == nil {
+				rev = max(rev, v)
+			}
+		}
+	}
+	deadline := time.NewTimer(linesWait)
+	defer deadline.Stop()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		r.tl.mu.Lock()
+		done := r.tl.lastRev >= rev && (!probes || slices.ContainsFunc(r.tl.lines[step], func(e timeline.Event) bool { return isLearner(e.Actor) }))
+		r.tl.mu.Unlock()
+		if done {
+			return
+		}
+		select {
+		case <-r.tl.seen:
+		case <-tick.C:
+		case <-deadline.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // checkTask checks every condition of the task once; when one does not
