@@ -160,10 +160,13 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint (.golangci.yml: gofmt, goimports gro
 	done
 
 .PHONY: test-deps
-test-deps: ## Install what the tests need: Debian's kubectl, and Debian's chromium for the web UI's browser test.
+test-deps: ## Install what the tests need: Debian's kubectl, tmux for the lessons' terminal test, and Debian's chromium for the web UI's browser test.
 	@command -v $(KUBECTL) >/dev/null 2>&1 || { \
 		echo "installing Debian's kubectl"; \
 		apt-get update -qq && (apt-get install -y -qq kubectl || apt-get install -y -qq kubernetes-client); }
+	@command -v tmux >/dev/null 2>&1 || { \
+		echo "installing tmux (crdlab learn driven through a terminal)"; \
+		apt-get update -qq && apt-get install -y -qq tmux; }
 	@# The browser test skips, saying so, where chromium cannot be installed;
 	@# a CJK font shows the seed's Chinese terms in its screenshot.
 	@command -v chromium >/dev/null 2>&1 || { \

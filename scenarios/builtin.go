@@ -86,6 +86,9 @@ func readBuiltin(name string) ([]byte, error) {
 // (it has a / or ends in .yaml or .yml), the scenario in that file.
 func Load(arg string) (*Scenario, error) {
 	if strings.ContainsRune(arg, '/') || strings.HasSuffix(arg, ".yaml") || strings.HasSuffix(arg, ".yml") {
+		if isLessonFile(arg) {
+			return LoadLesson(arg) // its files are in its folder
+		}
 		return format.LoadFile(arg)
 	}
 	if _, err := builtinFS.ReadFile("builtin/" + arg + ".yaml"); err == nil {

@@ -43,14 +43,17 @@ func (r *runner) undo(f func(context.Context) error) {
 }
 
 // cleanup starts again what the scenario stopped, and deletes its
-// namespaces and what it created outside them; it runs when the scenario
-// ends, however it ends.
+// namespaces and what it created outside them (a lesson's stay); it runs
+// when the scenario ends, however it ends.
 func (r *runner) cleanup() {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	r.mu.Lock()
 	undo, created := r.stopped, r.created
 	r.mu.Unlock()
+	if r.lesson() != nil {
+		created = nil // the learner's to explore, and to build on
+	}
 	for _, f := range undo {
 		_ = f(ctx) // starting what runs already does nothing
 	}

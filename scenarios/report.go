@@ -84,7 +84,15 @@ func (p *textPrinter) print(e Entry) {
 			fmt.Fprintf(w, "%s %s\n", p.paint(bold, label), e.Description)
 		case Passed:
 			msg := fmt.Sprintf("  %s %s (%.2fs)", p.paint(green, "✓"), e.Description, e.Seconds)
-			if e.Text != "" {
+			switch {
+			case e.Action == "task" && e.Text != "":
+				// What the learner's writes did, every line.
+				first, rest, _ := strings.Cut(e.Text, "\n")
+				msg += ": " + p.paint(bold, first)
+				if rest != "" {
+					msg += "\n  " + strings.ReplaceAll(rest, "\n", "\n  ")
+				}
+			case e.Text != "":
 				msg += p.paint(dim, ": "+firstLine(e.Text))
 			}
 			fmt.Fprintln(w, msg)
@@ -102,6 +110,22 @@ func (p *textPrinter) print(e Entry) {
 		}
 	case "note":
 		fmt.Fprintln(w, "  "+p.paint(dim, e.Text))
+	case "task":
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "  "+p.paint(bold+cyan, "▶ "+e.Description))
+		for _, line := range format.Wrap(e.Text, 74) {
+			fmt.Fprintln(w, "    "+p.paint(cyan, line))
+		}
+		fmt.Fprintln(w)
+	case "hint":
+		fmt.Fprintf(w, "  %s\n", p.paint(bold, "? "+e.Description))
+		for _, line := range format.Wrap(e.Text, 74) {
+			fmt.Fprintln(w, "    "+line)
+		}
+	case "check":
+		if e.Status == Running && e.Text != "" {
+			fmt.Fprintf(w, "  %s\n", p.paint(dim, "… "+e.Description+": "+firstLine(e.Text)))
+		}
 	case "result":
 		fmt.Fprintln(w)
 		switch e.Status {

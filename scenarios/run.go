@@ -24,6 +24,9 @@ import (
 // cancelled. The error is for a run that could not start; a failed
 // expectation is in the result.
 func Run(ctx context.Context, s *Scenario, target Target, opts Options) (*Result, error) {
+	if s.IsLesson() && opts.Lesson == nil {
+		return nil, fmt.Errorf("%s: %w: run it with crdlab learn", s.Source(), ErrLesson)
+	}
 	s = s.In(opts.Lang)
 	r, err := newRunner(s, target, opts)
 	if err != nil {
@@ -31,6 +34,10 @@ func Run(ctx context.Context, s *Scenario, target Target, opts Options) (*Result
 	}
 	return r.run(ctx), nil
 }
+
+// ErrLesson: a lesson run as a scenario; its tasks need a learner
+// (Options.Lesson).
+var ErrLesson = errors.New("a lesson, not a scenario")
 
 type runner struct {
 	s      *Scenario
@@ -41,6 +48,7 @@ type runner struct {
 	ns     string
 
 	activity chan struct{} // a timeline event arrived
+	current  int           // the step that runs (1-based)
 	tl       stepTimeline  // which step each line belongs to
 
 	mu       sync.Mutex      // guards what the timeline reads, and emit
@@ -98,20 +106,32 @@ func (r *runner) run(ctx context.Context) *Result {
 		return finish()
 	}
 
-	u := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "v1", "kind": "Namespace",
-		"metadata": map[string]any{
-			"generateName": "crdlab-" + r.s.Metadata.Name + "-",
-			"labels":       map[string]any{LabLabel: r.s.Metadata.Name},
-		},
-	}}
-	u, err := r.dyn.Resource(corev1.SchemeGroupVersion.WithResource("namespaces")).Create(ctx, u, metav1.CreateOptions{FieldManager: FieldManager})
-	if err != nil {
-		res.Status, res.Message = Failed, r.opts.Lang.Msgf("unable to create the scenario's namespace: %v", err)
-		return finish()
+	if ls := r.lesson(); ls != nil {
+		// The learner's namespace, as it is.
+		r.ns = ls.Namespace
+		if r.ns == "" {
+			r.ns = metav1.NamespaceDefault
+		}
+		res.Namespace = r.ns
+		r.mu.Lock()
+		r.ours[r.ns] = true
+		r.mu.Unlock()
+	} else {
+		u := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "v1", "kind": "Namespace",
+			"metadata": map[string]any{
+				"generateName": "crdlab-" + r.s.Metadata.Name + "-",
+				"labels":       map[string]any{LabLabel: r.s.Metadata.Name},
+			},
+		}}
+		u, err := r.dyn.Resource(corev1.SchemeGroupVersion.WithResource("namespaces")).Create(ctx, u, metav1.CreateOptions{FieldManager: FieldManager})
+		if err != nil {
+			res.Status, res.Message = Failed, r.opts.Lang.Msgf("unable to create the scenario's namespace: %v", err)
+			return finish()
+		}
+		r.ns, res.Namespace = u.GetName(), u.GetName()
+		r.track(u, true)
 	}
-	r.ns, res.Namespace = u.GetName(), u.GetName()
-	r.track(u, true)
 	defer r.cleanup()
 
 	scenario := Entry{Type: "scenario", Title: r.s.Spec.Title, Namespace: r.ns, Steps: len(r.s.Spec.Steps), Text: r.s.Spec.Concept}
@@ -154,9 +174,23 @@ func (r *runner) steps(ctx context.Context, res *Result) {
 		if action == "narrate" {
 			sr.Status = Passed
 			res.Steps = append(res.Steps, sr)
-			r.emit(Entry{Type: "narrate", Step: i + 1, Steps: n, Text: strings.TrimSpace(st.Narrate)})
+			text := strings.TrimSpace(st.Narrate)
+			if r.lesson() != nil {
+				text = r.text(text)
+			}
+			r.emit(Entry{Type: "narrate", Step: i + 1, Steps: n, Text: text})
 			continue
 		}
+		if ls := r.lesson(); ls != nil && (action == "task" && ls.Done[i+1] || i+1 < lastDone(ls.Done)) {
+			// Done in an earlier run: the learner goes on from the first
+			// task not done, and what came before it is not done again
+			// (it would undo the learner's work).
+			sr.Status, sr.Message = Passed, r.s.Lang().Msg("done in an earlier session")
+			res.Steps = append(res.Steps, sr)
+			r.emit(Entry{Type: "step", Step: i + 1, Steps: n, Action: action, Description: sr.Description, Status: Passed, Text: sr.Message})
+			continue
+		}
+		r.current = i + 1
 		r.openStep(ctx, Entry{Type: "step", Step: i + 1, Steps: n, Action: action, Description: sr.Description, Status: Running})
 		t0 := time.Now()
 		note, err := operationOf(st).run(ctx, r, r.timeoutOf(st))
@@ -174,6 +208,8 @@ func (r *runner) steps(ctx context.Context, res *Result) {
 			}
 			res.Status, res.Message = Failed, r.opts.Lang.Msgf("step %d (%s) failed", i+1, sr.Description)
 			skipRest = r.opts.Lang.Msgf("skipped: step %d failed", i+1)
+		case action == "task":
+			sr.Status, sr.Message = Passed, r.taskSummary(i+1)
 		default:
 			sr.Status, sr.Message = Passed, note
 		}
@@ -221,3 +257,12 @@ func (r *runner) createdHere(kind, name string) bool {
 }
 
 func deletedKey(kind, ns, name string) string { return kind + "/" + ns + "/" + name }
+
+// lastDone returns the last step of done (0: none).
+func lastDone(done map[int]bool) int {
+	last := 0
+	for step := range done {
+		last = max(last, step)
+	}
+	return last
+}

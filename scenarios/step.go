@@ -41,6 +41,8 @@ func operationOf(st *Step) operation {
 		return labOp{st.Lab}
 	case st.Wait != nil:
 		return waitOp{st.Wait.Duration}
+	case st.Task != nil:
+		return taskOp{st.Task}
 	}
 	return nil // the loader refuses a step without an action
 }

@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/crdlab/crdlab/lab/lang"
 	"github.com/crdlab/crdlab/scenarios/format"
 )
 
@@ -31,8 +32,15 @@ func (e expectErrorOp) run(ctx context.Context, r *runner, _ time.Duration) (str
 	case e.Get != nil:
 		err = r.read(ctx, e.Get)
 	}
+	return refusal(r.opts.Lang, e.ExpectError, err)
+}
+
+// refusal judges the answer to the write (or read) of e: a refusal with
+// the status code and message e names, described; otherwise an error that
+// says how the answer differs.
+func refusal(l lang.Lang, e *ExpectError, err error) (string, error) {
 	if err == nil {
-		return "", errors.New(r.opts.Lang.Msg("accepted; want a refusal"))
+		return "", errors.New(l.Msg("accepted; want a refusal"))
 	}
 	code := 0
 	var status apierrors.APIStatus
@@ -46,9 +54,9 @@ func (e expectErrorOp) run(ctx context.Context, r *runner, _ time.Duration) (str
 		return "", fmt.Errorf("refused, but the message does not contain %q:\n%w", e.Message, err)
 	}
 	if code != 0 {
-		return r.opts.Lang.Msgf("refused (%d %s): %v", code, apierrors.ReasonForError(err), err), nil
+		return l.Msgf("refused (%d %s): %v", code, apierrors.ReasonForError(err), err), nil
 	}
-	return r.opts.Lang.Msgf("refused: %v", err), nil
+	return l.Msgf("refused: %v", err), nil
 }
 
 // read gets or lists what ref selects, and returns only the error.

@@ -86,7 +86,7 @@ type Target struct {
 
 // Entry is one line of a scenario's report: what Listener receives.
 type Entry struct {
-	Type        string          `json:"type"` // scenario, narrate, step, event, note, result
+	Type        string          `json:"type"` // scenario, narrate, step, event, note, result; in a lesson also task, hint, check
 	Time        time.Time       `json:"time"`
 	Scenario    string          `json:"scenario"`
 	Title       string          `json:"title,omitempty"`
@@ -100,7 +100,9 @@ type Entry struct {
 	Event       *timeline.Event `json:"event,omitempty"` // its Step is the step it belongs to
 	// Order is the order of the run's timeline (scenario entry):
 	// OrderRevision or OrderArrival.
-	Order   string  `json:"order,omitempty"`
+	Order string `json:"order,omitempty"`
+	// Hints is how many hints a task has (task entry).
+	Hints   int     `json:"hints,omitempty"`
 	Seconds float64 `json:"seconds,omitempty"`
 }
 
@@ -128,6 +130,9 @@ type Options struct {
 	// texts, or English where it has none) and the runner's own words.
 	// "": English.
 	Lang lang.Lang
+	// Lesson, set for a lesson, runs it in the learner's namespace and
+	// lets its tasks talk with the learner; nil for a scenario.
+	Lesson *LessonOptions
 }
 
 // Result is how a scenario went.

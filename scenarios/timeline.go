@@ -245,7 +245,7 @@ func (r *runner) record(e timeline.Event) {
 	case e.Kind == "Namespace":
 		keep = r.ours[e.Name]
 	case e.Kind == "CustomResourceDefinition":
-		keep = r.createdHere("CustomResourceDefinition", e.Name)
+		keep = r.createdHere("CustomResourceDefinition", e.Name) || r.lesson() != nil // the learner writes CRDs
 	case e.Kind == "Node":
 		keep = r.nodeSeen
 	case e.Kind == "APIService", e.Kind == "NodeMetrics", e.Kind == "LabSummary":

@@ -26,6 +26,10 @@ func TestHelpGolden(t *testing.T) {
 		{"scenario", "lint", "--help"},
 		{"scenario", "explain", "--help"},
 		{"scenario", "list", "--help"},
+		{"learn", "--help"},
+		{"learn", "list", "--help"},
+		{"learn", "hint", "--help"},
+		{"controller", "--help"},
 	} {
 		name := "help-root"
 		if len(args) > 1 {
@@ -57,6 +61,27 @@ func TestScenarioListAndExplainGolden(t *testing.T) {
 		// A scenario with no Chinese text reads in English, the runner's
 		// words in Chinese.
 		"scenario-explain-english-only-zh": {"scenario", "explain", "../../scenarios/testdata/zh/english-only.yaml", "--lang", "zh"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var out bytes.Buffer
+			cmd := newRootCommand()
+			cmd.SetArgs(args)
+			cmd.SetOut(&out)
+			cmd.SetErr(&out)
+			if err := cmd.Execute(); err != nil {
+				t.Fatal(err)
+			}
+			goldenCompare(t, name, out.String())
+		})
+	}
+}
+
+// The lessons' list, in both languages, with no progress yet.
+func TestLearnListGolden(t *testing.T) {
+	t.Setenv("CRDLAB_STATE_DIR", t.TempDir())
+	for name, args := range map[string][]string{
+		"learn-list":    {"learn", "list", "--lang", "en"},
+		"learn-list-zh": {"learn", "--lang", "zh"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var out bytes.Buffer

@@ -228,7 +228,6 @@ func (l *Lab) Events(ctx context.Context, sink timeline.Sink, ready func()) erro
 	}
 }
 
-
 // Stop stops the operators, then the lab. It is safe on a partly started
 // lab and more than once.
 func (l *Lab) Stop() error {

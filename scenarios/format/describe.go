@@ -45,21 +45,7 @@ func (st *Step) Describe() string {
 			return l.Msgf("expect %s: %s", refWhat(l, e.Resource), e.CEL)
 		}
 	case "expectError":
-		e := st.ExpectError
-		var what string
-		switch {
-		case e.Apply != nil:
-			what = l.Msgf("apply %s", ApplyWhat(e.Apply))
-		case e.Patch != nil:
-			what = l.Msgf("patch %s", refWhat(l, &e.Patch.ObjectRef))
-		case e.Scale != nil:
-			what = l.Msgf("scale %s to %d", refWhat(l, &e.Scale.ObjectRef), e.Scale.Replicas)
-		case e.Delete != nil:
-			what = l.Msgf("delete %s", refWhat(l, &e.Delete.ObjectRef))
-		case e.Get != nil:
-			what = l.Msgf("get %s", refWhat(l, e.Get))
-		}
-		return l.Msgf("%s is refused", what)
+		return l.Msgf("%s is refused", st.ExpectError.What(l))
 	case "lab":
 		a := st.Lab
 		switch {
@@ -74,6 +60,9 @@ func (st *Step) Describe() string {
 		}
 	case "wait":
 		return l.Msgf("wait %s", st.Wait.String())
+	case "task":
+		line, _, _ := strings.Cut(strings.TrimSpace(st.Task.Text), "\n")
+		return l.Msgf("task: %s", line)
 	}
 	return ""
 }
@@ -99,4 +88,21 @@ func refWhat(l lang.Lang, ref *ObjectRef) string {
 		return l.Msgf("%ss %s", kind, ref.Selector)
 	}
 	return l.Msgf("every %s", kind)
+}
+
+// What names the write (or read) that must be refused, in the language.
+func (e *ExpectError) What(l lang.Lang) string {
+	switch {
+	case e.Apply != nil:
+		return l.Msgf("apply %s", ApplyWhat(e.Apply))
+	case e.Patch != nil:
+		return l.Msgf("patch %s", refWhat(l, &e.Patch.ObjectRef))
+	case e.Scale != nil:
+		return l.Msgf("scale %s to %d", refWhat(l, &e.Scale.ObjectRef), e.Scale.Replicas)
+	case e.Delete != nil:
+		return l.Msgf("delete %s", refWhat(l, &e.Delete.ObjectRef))
+	case e.Get != nil:
+		return l.Msgf("get %s", refWhat(l, e.Get))
+	}
+	return ""
 }

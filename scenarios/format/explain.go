@@ -34,6 +34,14 @@ func Explain(w io.Writer, s *Scenario) {
 		}
 		n++
 		fmt.Fprintf(w, "  %2d. %s\n", n, st.Describe())
+		if st.Task != nil {
+			for _, line := range Wrap(st.Task.Text, 70) {
+				fmt.Fprintln(w, "        "+line)
+			}
+			if len(st.Task.Hints) > 0 {
+				fmt.Fprintf(w, "        (%d hints)\n", len(st.Task.Hints))
+			}
+		}
 	}
 	if s.Spec.Explanation != "" {
 		fmt.Fprintln(w)

@@ -217,6 +217,7 @@ var formatTypes = map[string]reflect.Type{
 	"Delete": reflect.TypeFor[Delete](), "Patch": reflect.TypeFor[Patch](), "Scale": reflect.TypeFor[Scale](),
 	"Expect": reflect.TypeFor[Expect](), "ExpectError": reflect.TypeFor[ExpectError](), "LabAction": reflect.TypeFor[LabAction](),
 	"SpecZH": reflect.TypeFor[SpecZH](), "StepZH": reflect.TypeFor[StepZH](),
+	"Task": reflect.TypeFor[Task](), "Check": reflect.TypeFor[Check](), "TaskZH": reflect.TypeFor[TaskZH](),
 }
 
 func typeWord(name string) string {
@@ -231,6 +232,10 @@ func typeWord(name string) string {
 		return "spec.zh"
 	case "StepZH":
 		return "a step's zh"
+	case "Check":
+		return "a task's check"
+	case "TaskZH":
+		return "a step's zh.task"
 	}
 	return strings.ToLower(name[:1]) + name[1:]
 }
@@ -374,8 +379,8 @@ func (s *Scenario) check(root *yaml.Node) []Problem {
 	if s.APIVersion != APIVersion {
 		add(lineAt(root, "apiVersion"), "apiVersion is %q, want %s", s.APIVersion, APIVersion)
 	}
-	if s.Kind != Kind {
-		add(lineAt(root, "kind"), "kind is %q, want %s", s.Kind, Kind)
+	if s.Kind != Kind && s.Kind != KindLesson {
+		add(lineAt(root, "kind"), "kind is %q, want %s (or %s)", s.Kind, Kind, KindLesson)
 	}
 	switch errs := validation.IsDNS1123Label(s.Metadata.Name); {
 	case s.Metadata.Name == "":
@@ -411,14 +416,14 @@ func (s *Scenario) check(root *yaml.Node) []Problem {
 		if i < len(s.stepLines) {
 			line = s.stepLines[i]
 		}
-		for _, msg := range s.Spec.Steps[i].check(s.readFile) {
+		for _, msg := range s.Spec.Steps[i].check(s.readFile, s.IsLesson()) {
 			add(line, "spec.steps[%d]: %s", i, msg)
 		}
 	}
 	return out
 }
 
-func (st *Step) check(readFile func(string) ([]byte, error)) []string {
+func (st *Step) check(readFile func(string) ([]byte, error), lesson bool) []string {
 	var out []string
 	bad := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
 	name, n := st.Action()
@@ -453,6 +458,11 @@ func (st *Step) check(readFile func(string) ([]byte, error)) []string {
 		if fields != 1 {
 			bad("lab: give exactly one of stopController, startController, stopNode, startNode")
 		}
+	case "task":
+		if !lesson {
+			bad("task: a task waits for a learner: it belongs in a lesson (kind: Lesson, crdlab learn), not in a scenario, which runs by itself")
+		}
+		out = append(out, st.Task.check(readFile)...)
 	}
 	if z := st.ZH; z != nil {
 		if z.Name != "" && st.Name == "" {
@@ -460,6 +470,14 @@ func (st *Step) check(readFile func(string) ([]byte, error)) []string {
 		}
 		if z.Narrate != "" && name != "narrate" {
 			bad("zh.narrate: only a narrate step has narration, not %s", name)
+		}
+		if z.Task != nil {
+			switch {
+			case name != "task":
+				bad("zh.task: only a task step has a task's text, not %s", name)
+			case z.Task.Hints != nil && len(z.Task.Hints) != len(st.Task.Hints):
+				bad("zh.task.hints: %d hints, want as many as task.hints (%d), in the same order", len(z.Task.Hints), len(st.Task.Hints))
+			}
 		}
 	}
 	if st.Timeout != nil && name != "expect" && name != "expectError" && !(name == "delete" && st.Delete.Wait) {
@@ -617,6 +635,37 @@ func (e *ExpectError) check(readFile func(string) ([]byte, error)) []string {
 	}
 	if e.Code != 0 && (e.Code < 400 || e.Code > 599) {
 		out = append(out, fmt.Sprintf("expectError.code %d: want an HTTP error status, 400-599", e.Code))
+	}
+	return out
+}
+
+func (t *Task) check(readFile func(string) ([]byte, error)) []string {
+	var out []string
+	if strings.TrimSpace(t.Text) == "" {
+		out = append(out, "task.text is required: what the learner is asked to do")
+	}
+	if len(t.Check) == 0 {
+		out = append(out, "task.check is required: what must hold for the task to be done")
+	}
+	for i, c := range t.Check {
+		p := fmt.Sprintf("task.check[%d]", i)
+		switch {
+		case (c.Expect == nil) == (c.ExpectError == nil):
+			out = append(out, p+": give exactly one of expect and expectError")
+		case c.Expect != nil:
+			out = append(out, prefixed(p, c.Expect.check())...)
+		default:
+			e := c.ExpectError
+			out = append(out, prefixed(p, e.check(readFile))...)
+			if e.Patch != nil || e.Scale != nil || e.Delete != nil {
+				out = append(out, p+".expectError: a task tries its write as a dry run: give apply (or get), not patch, scale or delete")
+			}
+		}
+	}
+	for i, h := range t.Hints {
+		if strings.TrimSpace(h) == "" {
+			out = append(out, fmt.Sprintf("task.hints[%d] is empty", i))
+		}
 	}
 	return out
 }

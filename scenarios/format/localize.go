@@ -8,7 +8,7 @@ import (
 )
 
 // In returns the scenario as a learner of the language reads it: a copy
-// whose title, concept, explanation, step names and narration are those of
+// whose title, concept, explanation, step names, narration, tasks and hints are those of
 // the language where the scenario has them, and English where it does not
 // (never empty). Its steps describe themselves in the language. In(EN)
 // returns the scenario as written.
@@ -31,6 +31,17 @@ func (s *Scenario) In(l lang.Lang) *Scenario {
 		if z := st.ZH; z != nil {
 			pick(&st.Name, z.Name)
 			pick(&st.Narrate, z.Narrate)
+			if st.Task != nil && z.Task != nil {
+				t := *st.Task
+				pick(&t.Text, z.Task.Text)
+				t.Hints = append([]string(nil), t.Hints...)
+				for j := range t.Hints {
+					if j < len(z.Task.Hints) {
+						pick(&t.Hints[j], z.Task.Hints[j])
+					}
+				}
+				st.Task = &t
+			}
 		}
 	}
 	return &out
@@ -81,6 +92,20 @@ func (s *Scenario) Untranslated(l lang.Lang) []string {
 		}
 		if st.Narrate != "" && strings.TrimSpace(sz.Narrate) == "" {
 			out = append(out, fmt.Sprintf("spec.steps[%d].zh.narrate", i))
+		}
+		if st.Task != nil {
+			tz := sz.Task
+			if tz == nil {
+				tz = &TaskZH{}
+			}
+			if strings.TrimSpace(tz.Text) == "" {
+				out = append(out, fmt.Sprintf("spec.steps[%d].zh.task.text", i))
+			}
+			for j := range st.Task.Hints {
+				if j >= len(tz.Hints) || strings.TrimSpace(tz.Hints[j]) == "" {
+					out = append(out, fmt.Sprintf("spec.steps[%d].zh.task.hints[%d]", i, j))
+				}
+			}
 		}
 	}
 	return out

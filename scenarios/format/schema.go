@@ -196,6 +196,43 @@ is the Chinese of a text the scenario does not have (` + "`zh.name`" + ` without
 ` + "`name`" + `, ` + "`zh.narrate`" + ` on a step that is not a narrate step). The built-in
 scenarios have every text in both languages (a test checks it).
 
+## Lessons and the task step
+
+A lesson (` + "`kind: Lesson`" + `, run by ` + "`crdlab learn`" + `, [learn.md](learn.md)) is a
+scenario whose **task** steps wait for the learner. A task has a ` + "`text`" + ` (what
+to do, with the learner's own kubectl, editor or code), a ` + "`check`" + ` (a list of
+conditions, all of which must hold: each an ` + "`expect`" + ` as the step of that name,
+or an ` + "`expectError`" + ` whose write, an apply, is tried as a server-side dry run,
+so nothing is stored), and ` + "`hints`" + `, shown one at a time when the learner asks
+(Enter, or ` + "`crdlab learn hint`" + `) or after ` + "`hintAfter`" + ` (default 3m). The check
+is tried every half second, with no deadline; until it holds the lesson says
+what it still misses. When it holds, the lesson shows what the learner's
+writes did: the timeline's lines of the task from the learner's first write
+on. In a task's text and hints, ` + "`${FILES}`" + ` is the folder of the lesson's files
+(` + "`<state-dir>/learn/NAME`" + `) and ` + "`${NAMESPACE}`" + ` the learner's namespace. A task's
+Chinese is in the step's ` + "`zh.task`" + ` (` + "`text`" + `, and ` + "`hints`" + ` in the same order).
+A task in a scenario (` + "`kind: Scenario`" + `) is an error: a scenario runs by itself.
+
+` + "```yaml" + `
+- name: userID at most 65535, groups required
+  zh:
+    name: userID 最大为 65535，groups 必须给定
+    task: {text: 编辑 ${FILES}/users-crd.v1.yaml 的 schema……, hints: [……]}
+  task:
+    text: Edit the schema in ${FILES}/users-crd.v1.yaml so that ...
+    hints: [The seed's users-crd-with-validation.yaml has these rules.]
+    check:
+    - expectError:
+        apply:
+          object:
+            apiVersion: auth.ilinux.io/v1beta1
+            kind: User
+            metadata: {name: crdlab-check-tony}
+            spec: {userID: 999999, groups: [developers]}
+        code: 422
+        message: spec.userID
+` + "```" + `
+
 `)
 	seen := map[reflect.Type]bool{}
 	var queue []reflect.Type

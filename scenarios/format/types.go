@@ -7,16 +7,19 @@ import (
 	"github.com/crdlab/crdlab/lab/lang"
 )
 
-// APIVersion and Kind of a scenario file.
+// APIVersion and Kind of a scenario file; KindLesson of a lesson's.
 const (
 	APIVersion = "crdlab.dev/v1alpha1"
 	Kind       = "Scenario"
+	// KindLesson is a lesson: a scenario whose task steps wait for the
+	// learner ('crdlab learn').
+	KindLesson = "Lesson"
 )
 
 // Scenario is a scripted, narrated run of reconcile loops.
 type Scenario struct {
 	APIVersion string   `json:"apiVersion" yaml:"apiVersion" doc:"Always crdlab.dev/v1alpha1." enum:"crdlab.dev/v1alpha1"`
-	Kind       string   `json:"kind" yaml:"kind" doc:"Always Scenario." enum:"Scenario"`
+	Kind       string   `json:"kind" yaml:"kind" doc:"Scenario, or Lesson: a scenario with task steps, which wait for the learner (crdlab learn)." enum:"Scenario,Lesson"`
 	Metadata   Metadata `json:"metadata" yaml:"metadata" doc:"The scenario's name."`
 	Spec       Spec     `json:"spec" yaml:"spec" doc:"What the scenario shows and its steps."`
 
@@ -68,8 +71,9 @@ type Step struct {
 	ExpectError *ExpectError `json:"expectError,omitempty" yaml:"expectError,omitempty" doc:"A write that must be refused." action:"true"`
 	Lab         *LabAction   `json:"lab,omitempty" yaml:"lab,omitempty" doc:"Act on the lab itself: stop or start a controller or a simulated node." action:"true"`
 	Wait        *Duration    `json:"wait,omitempty" yaml:"wait,omitempty" doc:"Pause for a duration (a Go duration: 2s)." action:"true"`
+	Task        *Task        `json:"task,omitempty" yaml:"task,omitempty" doc:"Lessons only: ask the learner to do something (with kubectl, an editor, their code) and wait, without a deadline, until the check holds; hints on request." action:"true"`
 
-	ZH *StepZH `json:"zh,omitempty" yaml:"zh,omitempty" doc:"The step's text in Chinese (crdlab --lang zh): name, narrate. A field left out is shown in English."`
+	ZH *StepZH `json:"zh,omitempty" yaml:"zh,omitempty" doc:"The step's text in Chinese (crdlab --lang zh): name, narrate, a task's text and hints. A field left out is shown in English."`
 
 	// The language the step is described in (Scenario.In).
 	lang lang.Lang
@@ -78,8 +82,29 @@ type Step struct {
 // StepZH is a step's text in Chinese: the fields a learner reads, with the
 // names they have in the step.
 type StepZH struct {
-	Name    string `json:"name,omitempty" yaml:"name,omitempty" doc:"name in Chinese."`
-	Narrate string `json:"narrate,omitempty" yaml:"narrate,omitempty" doc:"narrate in Chinese (a narrate step only)."`
+	Name    string  `json:"name,omitempty" yaml:"name,omitempty" doc:"name in Chinese."`
+	Narrate string  `json:"narrate,omitempty" yaml:"narrate,omitempty" doc:"narrate in Chinese (a narrate step only)."`
+	Task    *TaskZH `json:"task,omitempty" yaml:"task,omitempty" doc:"The task's text and hints in Chinese (a task step only)."`
+}
+
+// Task asks the learner to do something and waits until the check holds.
+type Task struct {
+	Text      string    `json:"text" yaml:"text" doc:"What the learner is asked to do. ${FILES} is the folder of the lesson's files, ${NAMESPACE} the learner's namespace."`
+	Check     []Check   `json:"check" yaml:"check" doc:"What must hold for the task to be done: every one of these, checked again and again, without a deadline."`
+	Hints     []string  `json:"hints,omitempty" yaml:"hints,omitempty" doc:"Hints, shown one at a time: when the learner asks (Enter, or crdlab learn hint from another terminal), or after hintAfter."`
+	HintAfter *Duration `json:"hintAfter,omitempty" yaml:"hintAfter,omitempty" doc:"How long the task waits before it shows the next hint unasked (a Go duration; 0s: only on request). Default 3m."`
+}
+
+// Check is one condition of a task: exactly one of its fields is set.
+type Check struct {
+	Expect      *Expect      `json:"expect,omitempty" yaml:"expect,omitempty" doc:"Objects match, or a CEL expression over them holds (as the expect step)."`
+	ExpectError *ExpectError `json:"expectError,omitempty" yaml:"expectError,omitempty" doc:"A write the learner would make is refused (as the expectError step, tried as a server-side dry run: nothing is stored): apply, or get for a read."`
+}
+
+// TaskZH is a task's text in Chinese.
+type TaskZH struct {
+	Text  string   `json:"text,omitempty" yaml:"text,omitempty" doc:"task.text in Chinese."`
+	Hints []string `json:"hints,omitempty" yaml:"hints,omitempty" doc:"task.hints in Chinese, as many and in the same order."`
 }
 
 // Apply creates or updates objects.
@@ -162,6 +187,7 @@ func (s *Step) Action() (name string, n int) {
 		{"narrate", s.Narrate != ""}, {"apply", s.Apply != nil}, {"delete", s.Delete != nil},
 		{"patch", s.Patch != nil}, {"scale", s.Scale != nil}, {"expect", s.Expect != nil},
 		{"expectError", s.ExpectError != nil}, {"lab", s.Lab != nil}, {"wait", s.Wait != nil},
+		{"task", s.Task != nil},
 	}
 	for _, a := range set {
 		if a.on {
@@ -173,6 +199,9 @@ func (s *Step) Action() (name string, n int) {
 	}
 	return name, n
 }
+
+// IsLesson reports whether the file is a lesson (kind: Lesson).
+func (s *Scenario) IsLesson() bool { return s.Kind == KindLesson }
 
 // Source says where the scenario was loaded from.
 func (s *Scenario) Source() string { return s.source }

@@ -22,6 +22,9 @@ import (
 //	lab.json         the status of the running lab; crdlab.pid its process
 //	control.sock     the control socket; lock, held while a lab runs
 //	ui-token         the token of the lab's web UI
+//	learn/NAME/      the files of lesson NAME, as the learner edits them
+//	learn/NAME.json  the learner's progress in lesson NAME
+//	learn.sock       the socket of the lesson that runs ('crdlab learn hint')
 type Dir string
 
 // Path returns the path of a file or folder name in d.
@@ -81,6 +84,13 @@ func (d Dir) LockFile() string { return d.Path("lock") }
 // UIToken is the file with the token of the lab's web UI, readable by its
 // owner only, as the kubeconfig is ('crdlab status' prints the URL with it).
 func (d Dir) UIToken() string { return d.Path("ui-token") }
+
+// Learn returns the folder of the lessons' files and the learner's progress.
+func (d Dir) Learn() string { return d.Path("learn") }
+
+// LearnSocket returns the socket of the lesson that runs ('crdlab learn'),
+// which 'crdlab learn hint' asks for the next hint.
+func (d Dir) LearnSocket() string { return d.Path("learn.sock") }
 
 // MaxSocketPath is the longest path of a Unix socket (sun_path, less its
 // terminating zero).

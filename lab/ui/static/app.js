@@ -513,6 +513,7 @@ function renderScenario() {
   const steps = el("ol", {});
   const stepItems = new Map();
   const stepLines = new Map(); // step → its timeline lines (the runner's assignment: Entry.step)
+  const tasks = new Map(); // step → a lesson's task: its text, hints and check's state
   const linesOf = (step) => {
     let ul = stepLines.get(step);
     if (!ul) { ul = el("ul", { className: "steplines" }); stepLines.set(step, ul); }
@@ -533,7 +534,29 @@ function renderScenario() {
         const mark = { running: "…", passed: "✓", failed: "✗", skipped: "–" }[r.status] || "";
         li.replaceChildren(`${mark} ${r.description}${r.seconds ? ` (${r.seconds.toFixed(2)}s)` : ""}`);
         if (r.text && r.status !== "running") li.append(el("div", { className: "msg" }, r.text));
+        if (tasks.has(r.step)) li.append(tasks.get(r.step).box);
         li.append(linesOf(r.step));
+        break;
+      }
+      case "task": { // a lesson's task: the runner's words are in the learner's language
+        const task = { hints: el("ol", { className: "hints" }), check: el("div", { className: "check" }) };
+        task.box = el("div", { className: "task" }, el("div", { className: "tasklabel" }, r.description || ""),
+          el("div", { className: "tasktext" }, r.text || ""), task.hints, task.check);
+        tasks.set(r.step, task);
+        const li = stepItems.get(r.step);
+        if (li) li.insertBefore(task.box, linesOf(r.step).parentNode === li ? linesOf(r.step) : null);
+        break;
+      }
+      case "hint": {
+        const task = tasks.get(r.step);
+        if (task) task.hints.append(el("li", {}, el("b", {}, r.description || ""), " ", r.text || ""));
+        break;
+      }
+      case "check": {
+        const task = tasks.get(r.step);
+        if (!task) break;
+        task.check.className = "check " + r.status;
+        task.check.replaceChildren(r.status === "passed" ? "✓" : `… ${r.description || ""}: ${r.text || ""}`);
         break;
       }
       case "event": {

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/crdlab/crdlab/lab/labtest/control"
+)
+
+func newControllerCommand(g *globalFlags) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "controller",
+		Short: "List, stop and start the lab's controllers",
+		Long: `List, stop and start the controllers of the running lab (its components):
+kube-controller-manager, the scheduler, the aggregated API server, the
+sample operators running inside crdlab (webapp-operator, redis-operator,
+redis-backup-operator) and the WebApp's webhook server (webapp-webhooks).
+
+A stopped controller's objects stay as they are: a custom resource with no
+controller is only data in etcd. Started again, the controller lists what
+it watches and reconciles it, however long it was away.`,
+		Example: `  crdlab controller list
+  crdlab controller stop webapp-operator
+  kubectl apply -f fixtures/samples/webapp-shop.yaml   # stored, and nothing more
+  crdlab controller start webapp-operator              # its Deployment and Service appear`,
+	}
+	cmd.AddCommand(
+		&cobra.Command{
+			Use:   "list",
+			Short: "List the lab's controllers and whether each runs",
+			Args:  cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, _ []string) error {
+				c, err := control.Dial(g.state())
+				if err != nil {
+					return err
+				}
+				comps, err := c.Components(cmd.Context())
+				if err != nil {
+					return err
+				}
+				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 3, ' ', 0)
+				fmt.Fprintln(tw, "NAME\tSTATE")
+				for _, comp := range comps {
+					state := "running"
+					if !comp.Running {
+						state = "stopped"
+					}
+					fmt.Fprintf(tw, "%s\t%s\n", comp.Name, state)
+				}
+				return tw.Flush()
+			},
+		},
+		controllerAction(g, "stop", "Stop a controller of the lab", (*control.Client).StopComponent),
+		controllerAction(g, "start", "Start a stopped controller again", (*control.Client).StartComponent),
+	)
+	return cmd
+}
+
+func controllerAction(g *globalFlags, verb, short string, act func(*control.Client, context.Context, string) error) *cobra.Command {
+	return &cobra.Command{
+		Use:   verb + " NAME",
+		Short: short,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := control.Dial(g.state())
+			if err != nil {
+				return err
+			}
+			if err := act(c, cmd.Context(), args[0]); err != nil {
+				return fmt.Errorf("controller %s: %w", args[0], err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "controller %s: %sed\n", args[0], map[string]string{"stop": "stopp", "start": "start"}[verb])
+			return nil
+		},
+	}
+}

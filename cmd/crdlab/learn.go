@@ -1,0 +1,213 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/crdlab/crdlab/lab/labtest/control"
+	"github.com/crdlab/crdlab/lab/lang"
+	"github.com/crdlab/crdlab/scenarios"
+)
+
+type learnFlags struct {
+	namespace string
+	restart   bool
+}
+
+func newLearnCommand(g *globalFlags) *cobra.Command {
+	f := &learnFlags{}
+	cmd := &cobra.Command{
+		Use:   "learn [LESSON|FILE]",
+		Short: "Lessons: write the CRD, the custom resource and the controller yourself, checked live",
+		Long: `Lessons that follow the seed's chapter: you do the work, with your own
+kubectl, editor and code, and crdlab checks it live on the lab's apiserver.
+
+A lesson narrates, then gives you tasks: each says what to do, waits (with
+no deadline) until its check holds, and then shows what your writes did on
+the timeline: your kubectl lines and what the controllers did in answer.
+Stuck? Press Enter for the next hint, or run 'crdlab learn hint' in another
+terminal; a hint also comes by itself after a while. Until the check holds,
+the lesson says what it still misses.
+
+The lesson runs against the lab of 'crdlab up' on --state-dir, and starts
+one ('crdlab up -d') if none runs; use kubectl with its kubeconfig
+(<state-dir>/kubeconfig). The lesson's files (manifests to edit, a
+controller's skeleton) are written to <state-dir>/learn/LESSON/, where
+your edits stay. Your progress (the tasks done) is kept in
+<state-dir>/learn/LESSON.json: it survives 'crdlab down' and 'up', and a
+lesson started again goes on from the first task not done (--restart
+starts over). Objects go into --namespace (default: default).
+
+With no argument, lists the lessons and your progress. Lessons are files
+too (docs/learn.md: how to write one).`,
+		Example: `  crdlab learn
+  crdlab learn crd-basics
+  crdlab learn crd-validation --lang zh
+  crdlab learn hint            # in another terminal: the next hint
+  crdlab learn ./my-lesson.yaml`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			l := g.language()
+			if len(args) == 0 {
+				return listLessons(cmd.OutOrStdout(), g.state(), l)
+			}
+			return runLesson(cmd.Context(), cmd.OutOrStdout(), cmd.InOrStdin(), g, f, l, args[0])
+		},
+	}
+	g.addLangFlag(cmd, true)
+	cmd.Flags().StringVarP(&f.namespace, "namespace", "n", "default", "the namespace you work in")
+	cmd.Flags().BoolVar(&f.restart, "restart", false, "forget your progress in the lesson and start over (your files stay)")
+	cmd.AddCommand(newLearnListCommand(g, f), newLearnHintCommand(g))
+	return cmd
+}
+
+func newLearnListCommand(g *globalFlags, f *learnFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List the lessons, and your progress in each",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			l := g.language()
+			return listLessons(cmd.OutOrStdout(), g.state(), l)
+		},
+	}
+}
+
+func listLessons(out io.Writer, sd control.Dir, l lang.Lang) error {
+	all, err := scenarios.Lessons()
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(out, 0, 4, 3, ' ', 0)
+	fmt.Fprintln(tw, l.Msg("NAME\tTITLE\tTASKS DONE"))
+	for _, s := range all {
+		p, err := loadProgress(sd, s.Metadata.Name)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d/%d\n", s.Metadata.Name, s.In(l).Spec.Title, p.count(s), tasks(s))
+	}
+	return tw.Flush()
+}
+
+// tasks counts the task steps of a lesson.
+func tasks(s *scenarios.Scenario) int {
+	n := 0
+	for i := range s.Spec.Steps {
+		if s.Spec.Steps[i].Task != nil {
+			n++
+		}
+	}
+	return n
+}
+
+func runLesson(ctx context.Context, out io.Writer, in io.Reader, g *globalFlags, f *learnFlags, l lang.Lang, arg string) error {
+	s, err := scenarios.LoadLesson(arg)
+	if err != nil {
+		return err
+	}
+	name := s.Metadata.Name
+	s = s.In(l)
+	sd := g.state()
+	c, err := labForLesson(ctx, out, sd, l)
+	if err != nil {
+		return err
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", sd.Kubeconfig())
+	if err != nil {
+		return fmt.Errorf("the running lab's kubeconfig: %w", err)
+	}
+
+	files := filepath.Join(sd.Learn(), name)
+	if _, err := scenarios.WriteLessonFiles(s, files); err != nil {
+		return err
+	}
+	if f.restart {
+		if err := os.Remove(progressFile(sd, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("--restart: %w", err)
+		}
+	}
+	p, err := loadProgress(sd, name)
+	if err != nil {
+		return err
+	}
+
+	hints := make(chan scenarios.HintRequest)
+	stop, err := serveHints(ctx, sd, hints, l)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	go hintsFromKeys(ctx, in, hints, l)
+
+	fmt.Fprintln(out, l.Msgf("lesson files: %s", files))
+	fmt.Fprintln(out, l.Msgf("your kubectl: export KUBECONFIG=%s", sd.Kubeconfig()))
+	fmt.Fprintln(out, l.Msg("stuck? press Enter for a hint, or run 'crdlab learn hint' in another terminal"))
+	if n := p.count(s); n > 0 {
+		fmt.Fprintln(out, l.Msgf("%d of %d tasks done in an earlier session: going on from the next (--restart starts over)", n, tasks(s)))
+	}
+	fmt.Fprintln(out)
+
+	listener := scenarios.TextListenerIn(out, l)
+	report, end := c.Report(ctx)
+	defer end()
+	shown := listener
+	listener = func(e scenarios.Entry) {
+		shown(e)
+		if e.Type != "event" {
+			report(e)
+		}
+	}
+	opts := scenarios.Options{Listener: listener, Timeline: true, Lang: l, Lesson: &scenarios.LessonOptions{
+		Namespace: f.namespace,
+		Files:     files,
+		Hints:     hints,
+		Done:      p.doneSteps(s),
+		TaskDone: func(step int) {
+			if err := p.markDone(sd, s, step); err != nil {
+				fmt.Fprintln(out, err)
+			}
+		},
+	}}
+	target := scenarios.Target{Config: cfg, Lab: scenarios.RemoteLab{Client: c}, AuditLog: sd.AuditLog()}
+	res, err := scenarios.Run(ctx, s, target, opts)
+	if err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		fmt.Fprintln(out, l.Msgf("stopped: your progress is kept (%d of %d tasks done); 'crdlab learn %s' goes on", p.count(s), tasks(s), arg))
+		return exitCode(130)
+	}
+	if !res.Passed() {
+		return exitCode(1)
+	}
+	return nil
+}
+
+// labForLesson dials the lab on sd, starting one ('crdlab up -d') if none
+// runs: the learner's kubectl needs a lab that outlives the lesson.
+func labForLesson(ctx context.Context, out io.Writer, sd control.Dir, l lang.Lang) (*control.Client, error) {
+	if c, err := control.Dial(sd); err == nil {
+		return c, nil
+	}
+	fmt.Fprintln(out, l.Msgf("no lab running on %s: starting one (crdlab up -d)", sd))
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("unable to find this executable: %w", err)
+	}
+	up := exec.CommandContext(ctx, self, "up", "-d", "--state-dir", string(sd))
+	up.Stdout, up.Stderr = out, out
+	if err := up.Run(); err != nil {
+		return nil, fmt.Errorf("crdlab up -d: %w", err)
+	}
+	return control.Dial(sd)
+}

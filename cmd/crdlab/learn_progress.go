@@ -1,0 +1,84 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/crdlab/crdlab/lab/labtest/control"
+	"github.com/crdlab/crdlab/scenarios"
+)
+
+// progress is the learner's progress in a lesson: the tasks done, by their
+// step (1-based), in <state-dir>/learn/NAME.json. It survives 'crdlab
+// down' and 'up': the state dir is the learner's.
+type progress struct {
+	mu     sync.Mutex
+	Lesson string `json:"lesson"`
+	Done   []int  `json:"done"`
+}
+
+func progressFile(sd control.Dir, lesson string) string {
+	return filepath.Join(sd.Learn(), lesson+".json")
+}
+
+func loadProgress(sd control.Dir, lesson string) (*progress, error) {
+	p := &progress{Lesson: lesson}
+	data, err := os.ReadFile(progressFile(sd, lesson))
+	if errors.Is(err, os.ErrNotExist) {
+		return p, nil
+	}
+	if err == nil {
+		err = json.Unmarshal(data, p)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("your progress in lesson %s (%s): %w; --restart starts over", lesson, progressFile(sd, lesson), err)
+	}
+	return p, nil
+}
+
+// doneSteps returns the steps done that are tasks of s (a lesson changed
+// since may have moved them).
+func (p *progress) doneSteps(s *scenarios.Scenario) map[int]bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := map[int]bool{}
+	for _, step := range p.Done {
+		if step >= 1 && step <= len(s.Spec.Steps) && s.Spec.Steps[step-1].Task != nil {
+			out[step] = true
+		}
+	}
+	return out
+}
+
+func (p *progress) count(s *scenarios.Scenario) int { return len(p.doneSteps(s)) }
+
+// markDone records that the task of step is done, at once.
+func (p *progress) markDone(sd control.Dir, s *scenarios.Scenario, step int) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !slices.Contains(p.Done, step) {
+		p.Done = append(p.Done, step)
+		slices.Sort(p.Done)
+	}
+	data, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return err
+	}
+	path := progressFile(sd, s.Metadata.Name)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("unable to keep your progress: %w", err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("unable to keep your progress: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("unable to keep your progress: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,249 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/crdlab/crdlab/lab/timeline"
+	"github.com/crdlab/crdlab/scenarios/format"
+)
+
+const (
+	// taskPoll is how often a task checks whether it holds.
+	taskPoll = 500 * time.Millisecond
+	// defaultHintAfter is how long a task waits before it shows its next
+	// hint unasked.
+	defaultHintAfter = 3 * time.Minute
+)
+
+// taskOp shows the learner a task and waits, without a deadline, until
+// every one of its checks holds; meanwhile it shows its hints one by one,
+// when the learner asks or after a while, and what the check still
+// misses, whenever that changes.
+type taskOp struct{ *format.Task }
+
+func (op taskOp) run(ctx context.Context, r *runner, _ time.Duration) (string, error) {
+	step, l := r.current, r.s.Lang()
+	hints := make([]string, len(op.Hints))
+	for i, h := range op.Hints {
+		hints[i] = r.text(h)
+	}
+	r.emit(Entry{Type: "task", Step: step, Steps: len(r.s.Spec.Steps), Text: r.text(op.Text),
+		Description: l.Msg("Your task"), Hints: len(hints)})
+
+	every := defaultHintAfter
+	if op.HintAfter != nil {
+		every = op.HintAfter.Duration
+	}
+	var unasked *time.Timer
+	var unaskedC <-chan time.Time
+	if every > 0 && len(hints) > 0 {
+		unasked = time.NewTimer(every)
+		defer unasked.Stop()
+		unaskedC = unasked.C
+	}
+	shown := 0
+	hint := func() string {
+		if shown == len(hints) {
+			msg := l.Msg("this task has no hints")
+			if len(hints) > 0 {
+				msg = l.Msgf("no more hints: all %d are shown", len(hints))
+			}
+			r.note(msg)
+			return msg
+		}
+		shown++
+		text := hints[shown-1]
+		r.emit(Entry{Type: "hint", Step: step, Text: text, Description: l.Msgf("Hint %d/%d", shown, len(hints))})
+		if unasked != nil {
+			unasked.Reset(every)
+		}
+		return text
+	}
+	var asks <-chan HintRequest
+	if ls := r.lesson(); ls != nil {
+		asks = ls.Hints
+	}
+
+	poll := time.NewTicker(taskPoll)
+	defer poll.Stop()
+	last := ""
+	for {
+		ok, why := r.checkTask(ctx, op.Task)
+		if ok {
+			break
+		}
+		if why != last && ctx.Err() == nil {
+			last = why
+			r.emit(Entry{Type: "check", Step: step, Status: Running, Text: why, Description: l.Msg("not yet")})
+		}
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case req := <-asks:
+			req.Reply <- hint()
+		case <-unaskedC:
+			hint()
+		case <-poll.C:
+		}
+	}
+	r.emit(Entry{Type: "check", Step: step, Status: Passed})
+	if ls := r.lesson(); ls != nil && ls.TaskDone != nil {
+		ls.TaskDone(step)
+	}
+	if r.opts.Timeline {
+		r.awaitLines(ctx, step, op.Task)
+		r.drain(ctx) // what the controllers did in answer
+	}
+	return "", nil
+}
+
+// linesWait bounds the wait, once a task holds, for the timeline to bring
+// the lines of what made it hold: the lab releases its lines in order,
+// after a window, later still under load.
+const linesWait = 10 * time.Second
+
+// awaitLines waits until the timeline has brought the lines of what made
+// the task hold: the writes of the objects its expect checks saw (their
+// resourceVersion), and, for a check that a write is refused, a write of
+// the learner's; or linesWait passes.
+func (r *runner) awaitLines(ctx context.Context, step int, t *format.Task) {
+	if !r.tl.ordered {
+		return // a cluster that is not a lab: lines come as they come
+	}
+	var rev int64
+	probes := false
+	for _, c := range t.Check {
+		if c.ExpectError != nil {
+			probes = true
+			continue
+		}
+		ref := c.Expect.Resource
+		if c.Expect.Object != nil {
+			want, _ := format.JSONCopy(c.Expect.Object)
+			r.expand(want)
+			got, _ := format.RefOf(want.(map[string]any))
+			ref = &got
+		}
+		_, objs, err := r.selectObjects(ctx, ref)
+		if err != nil {
+			continue
+		}
+		for _, o := range objs {
+			var v int64
+			if _, err := fmt.Sscan(o.GetResourceVersion(), &v); err == nil {
+				rev = max(rev, v)
+			}
+		}
+	}
+	deadline := time.NewTimer(linesWait)
+	defer deadline.Stop()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		r.tl.mu.Lock()
+		done := r.tl.lastRev >= rev && (!probes || slices.ContainsFunc(r.tl.lines[step], func(e timeline.Event) bool { return isLearner(e.Actor) }))
+		r.tl.mu.Unlock()
+		if done {
+			return
+		}
+		select {
+		case <-r.tl.seen:
+		case <-tick.C:
+		case <-deadline.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// checkTask checks every condition of the task once; when one does not
+// hold, it says why, in a line or a few.
+func (r *runner) checkTask(ctx context.Context, t *format.Task) (bool, string) {
+	for _, c := range t.Check {
+		if c.Expect != nil {
+			if ok, describe := r.checkOnce(ctx, c.Expect); !ok {
+				return false, describe().Error()
+			}
+			continue
+		}
+		if _, err := refusal(r.opts.Lang, c.ExpectError, r.probe(ctx, c.ExpectError)); err != nil {
+			return false, c.ExpectError.What(r.s.Lang()) + ": " + err.Error()
+		}
+	}
+	return true, ""
+}
+
+// probe makes the write of e as a server-side dry run (nothing is stored,
+// and no controller sees it), or its read, and returns the apiserver's
+// answer.
+func (r *runner) probe(ctx context.Context, e *ExpectError) error {
+	if e.Get != nil {
+		return r.read(ctx, e.Get)
+	}
+	objs, err := r.objects(e.Apply)
+	if err != nil {
+		return err
+	}
+	for _, o := range objs {
+		ri, _, err := r.resource(ctx, o.GetAPIVersion(), o.GetKind(), o.GetNamespace())
+		if err != nil {
+			return err
+		}
+		dry := []string{metav1.DryRunAll}
+		if o.GetName() == "" {
+			_, err = ri.Create(ctx, o, metav1.CreateOptions{FieldManager: FieldManager, DryRun: dry})
+		} else {
+			_, err = ri.Apply(ctx, o.GetName(), o, metav1.ApplyOptions{FieldManager: FieldManager, Force: true, DryRun: dry})
+		}
+		if err != nil {
+			return fmt.Errorf("%s/%s: %w", strings.ToLower(o.GetKind()), o.GetName(), err)
+		}
+	}
+	return nil
+}
+
+// taskSummary says what the learner's writes did during the task of step:
+// the timeline's lines from the learner's first write on (theirs, and the
+// controllers' in answer); with no write of theirs (they acted through
+// crdlab, or their own program), every line of the step.
+func (r *runner) taskSummary(step int) string {
+	l := r.s.Lang()
+	r.tl.mu.Lock()
+	lines := append([]timeline.Event(nil), r.tl.lines[step]...)
+	r.tl.mu.Unlock()
+	header := l.Msg("done. What your writes did:")
+	first := slices.IndexFunc(lines, func(e timeline.Event) bool { return isLearner(e.Actor) })
+	if first < 0 {
+		if len(lines) == 0 {
+			return l.Msg("done (no write of yours is on the timeline: it held with what was there)")
+		}
+		header, first = l.Msg("done. What happened meanwhile:"), 0
+	}
+	var b strings.Builder
+	b.WriteString(header)
+	width := 0
+	for _, e := range lines[first:] {
+		width = max(width, len([]rune(l.Actor(e.Actor))))
+	}
+	for _, e := range lines[first:] {
+		a := l.Actor(e.Actor)
+		fmt.Fprintf(&b, "\n  %s%s  %-7s %s", a, strings.Repeat(" ", width-len([]rune(a))), e.Verb, e.Object())
+		if e.Detail != "" {
+			b.WriteString("  " + e.Detail)
+		}
+	}
+	return b.String()
+}
+
+// isLearner reports whether a timeline actor is the learner: their kubectl,
+// or a program of theirs (a controller run with go run names itself).
+func isLearner(actor string) bool {
+	return strings.HasPrefix(actor, "you (kubectl)")
+}
