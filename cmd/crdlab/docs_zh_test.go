@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -85,6 +86,7 @@ func TestDocCommandCheckerRefuses(t *testing.T) {
 		"crdlab scenario explain no-such-scenario --lang zh",
 		"crdlab up --no-such-flag",
 		"crdlab scenario run delete-pod -x",
+		"crdlab learn no-such-lesson",
 		"bin/crdlab kubectl apply -f fixtures/samples/no-such-file.yaml",
 		"kubectl apply -f fixtures/no-such-file.yaml && crdlab status",
 		"rm -rf ~/.crdlab",
@@ -249,6 +251,14 @@ func (c *docCommandChecker) crdlab(args []string) error {
 	positional, err := docPositionalArgs(cmd, rest)
 	if err != nil {
 		return fmt.Errorf("%s: %w", cmd.CommandPath(), err)
+	}
+	if cmd.CommandPath() == "crdlab learn" {
+		for _, name := range positional {
+			if !slices.Contains(scenarios.LessonNames(), name) {
+				return fmt.Errorf("crdlab learn %s: no such lesson (lessons: %s)", name, strings.Join(scenarios.LessonNames(), ", "))
+			}
+		}
+		return nil
 	}
 	if cmd.HasSubCommands() && len(positional) > 0 {
 		return fmt.Errorf("%s has no command %q", cmd.CommandPath(), positional[0])
