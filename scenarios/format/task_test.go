@@ -32,8 +32,8 @@ func TestTaskLoadsAndSpeaksChinese(t *testing.T) {
 	if s.Spec.Steps[0].Task.Text != "Create the ConfigMap color with data.color green, with kubectl." {
 		t.Errorf("In changed the lesson it was called on: %q", s.Spec.Steps[0].Task.Text)
 	}
-	if zh.Language() != lang.ZH || s.Language() != lang.EN {
-		t.Errorf("Language: %s, %s", zh.Language(), s.Language())
+	if zh.Lang() != lang.ZH || s.Lang() != lang.EN {
+		t.Errorf("Lang: %s, %s", zh.Lang(), s.Lang())
 	}
 	if got := s.Untranslated(lang.ZH); got != nil {
 		t.Errorf("untranslated: %q", got)
