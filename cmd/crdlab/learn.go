@@ -8,7 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"text/tabwriter"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/tools/clientcmd"
@@ -87,16 +87,16 @@ func listLessons(out io.Writer, sd control.Dir, l lang.Lang) error {
 	if err != nil {
 		return err
 	}
-	tw := tabwriter.NewWriter(out, 0, 4, 3, ' ', 0)
-	fmt.Fprintln(tw, l.Msg("NAME\tTITLE\tTASKS DONE"))
+	rows := [][]string{strings.Split(l.Msg("NAME\tTITLE\tTASKS DONE"), "\t")}
 	for _, s := range all {
 		p, err := loadProgress(sd, s.Metadata.Name)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d/%d\n", s.Metadata.Name, s.In(l).Spec.Title, p.count(s), tasks(s))
+		rows = append(rows, []string{s.Metadata.Name, s.In(l).Spec.Title, fmt.Sprintf("%d/%d", p.count(s), tasks(s))})
 	}
-	return tw.Flush()
+	printColumns(out, rows)
+	return nil
 }
 
 // tasks counts the task steps of a lesson.

@@ -64,26 +64,16 @@ func newScenarioListCommand(g *globalFlags) *cobra.Command {
 				return err
 			}
 			l := g.language()
-			rows := [][3]string{{"NAME", "TITLE", "NEEDS"}}
+			rows := [][]string{{"NAME", "TITLE", "NEEDS"}}
 			for _, s := range all {
 				s = s.In(l)
 				needs := strings.Join(s.Spec.Requires, ",")
 				if needs == "" {
 					needs = l.Msg("any cluster")
 				}
-				rows = append(rows, [3]string{s.Metadata.Name, s.Spec.Title, needs})
+				rows = append(rows, []string{s.Metadata.Name, s.Spec.Title, needs})
 			}
-			// Columns padded by their width on a terminal, where a Chinese
-			// character takes two (text/tabwriter counts one).
-			var width [2]int
-			for _, r := range rows {
-				width[0], width[1] = max(width[0], scenarios.Columns(r[0])), max(width[1], scenarios.Columns(r[1]))
-			}
-			out := cmd.OutOrStdout()
-			for _, r := range rows {
-				fmt.Fprintf(out, "%s%s%s%s%s\n", r[0], strings.Repeat(" ", width[0]-scenarios.Columns(r[0])+3),
-					r[1], strings.Repeat(" ", width[1]-scenarios.Columns(r[1])+3), r[2])
-			}
+			printColumns(cmd.OutOrStdout(), rows)
 			return nil
 		},
 	}
