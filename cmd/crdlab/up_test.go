@@ -246,8 +246,19 @@ spec: {container: {image: nginx, port: 7070}}
 	if out := c.kubectl("", "get", "crd", "users.auth.ilinux.io", "-o", "name"); !strings.Contains(out, "users.auth.ilinux.io") {
 		t.Errorf("a sample CRD, there at the start, is gone after reset --remove-crds:\n%s", out)
 	}
-	if tl, err := os.ReadFile(filepath.Join(c.stateDir, "logs", "timeline.log")); err != nil || !strings.Contains(string(tl), "crdlab reset") || !strings.Contains(string(tl), "CREATE  webapp/shop") {
-		t.Errorf("logs/timeline.log of a detached lab (%v) lacks the WebApp shop or the reset:\n%s", err, tl)
+	// The lab's timeline holds each line for its reorder window before it
+	// writes it: the reset's line follows the command by that much.
+	var tl []byte
+	var tlErr error
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		tl, tlErr = os.ReadFile(filepath.Join(c.stateDir, "logs", "timeline.log"))
+		if tlErr == nil && strings.Contains(string(tl), "crdlab reset") && strings.Contains(string(tl), "CREATE  webapp/shop") || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond) // polling the file, with a deadline
+	}
+	if tlErr != nil || !strings.Contains(string(tl), "crdlab reset") || !strings.Contains(string(tl), "CREATE  webapp/shop") {
+		t.Errorf("logs/timeline.log of a detached lab (%v) lacks the WebApp shop or the reset after 10s:\n%s", tlErr, tl)
 	}
 
 	out, code := c.run("up", "-d")

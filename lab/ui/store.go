@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"strconv"
 	"sync"
 	"time"
 
@@ -81,6 +82,21 @@ func (s *store) observe(c timeline.Change) {
 		r = &record{}
 		s.objects[uid] = r
 	}
+	if stale(cur, r.obj) {
+		// The line of an older change, told after a newer one (the
+		// timeline tells a change once the audit log has dated it, and
+		// lookups end in any order): its history counts, its state does
+		// not.
+		if c.Event != nil {
+			r.revisions = append(r.revisions, revision{Time: c.Event.Time, Actor: c.Event.Actor, Verb: c.Event.Verb, Detail: c.Event.Detail, obj: c.New})
+			if n := len(r.revisions) - maxRevisions; n > 0 {
+				r.revisions = append(r.revisions[:0:0], r.revisions[n:]...)
+				r.dropped += n
+			}
+			r.summary.Changes = len(r.revisions) + r.dropped
+		}
+		return
+	}
 	r.obj = cur
 	sum := summarize(c.Kind, c.Resource.Resource, cur)
 	if c.New == nil {
@@ -105,6 +121,17 @@ func (s *store) observe(c timeline.Change) {
 	sum.Changes = len(r.revisions) + r.dropped
 	r.summary = sum
 	s.publish(message{Type: "object", Object: &sum})
+}
+
+// stale reports whether obj is an older state of the object than held: in
+// a lab, resourceVersions are etcd revisions, which only go up.
+func stale(obj, held *unstructured.Unstructured) bool {
+	if held == nil {
+		return false
+	}
+	rv, err1 := strconv.ParseInt(obj.GetResourceVersion(), 10, 64)
+	heldRV, err2 := strconv.ParseInt(held.GetResourceVersion(), 10, 64)
+	return err1 == nil && err2 == nil && rv < heldRV
 }
 
 // firstManager names who created obj, from its oldest managedFields entry.

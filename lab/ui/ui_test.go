@@ -286,3 +286,27 @@ func TestTheStreamStartsWithASnapshotThenEveryChange(t *testing.T) {
 		t.Errorf("got %+v, want the replicaset's CREATE", m)
 	}
 }
+
+// The timeline tells a change once the audit log has dated it, so an older
+// change of an object can be told after a newer one: the object keeps the
+// newer state (a Deployment stayed "Ready 1/3" after reaching 3/3), and a
+// deleted object stays deleted, while the history keeps every change.
+func TestAnOlderChangeToldLateDoesNotWinOverANewerOne(t *testing.T) {
+	st := newStore()
+	v1 := pod("u", "p", "10", map[string]any{"phase": "Pending"})
+	st.observe(timeline.Change{Resource: podsGVR, Kind: "Pod", New: v1, Initial: true})
+	v3 := pod("u", "p", "30", map[string]any{"phase": "Running", "conditions": []any{map[string]any{"type": "Ready", "status": "True"}}})
+	v2 := pod("u", "p", "20", map[string]any{"phase": "Running"})
+	st.observe(timeline.Change{Resource: podsGVR, Kind: "Pod", Old: v2, New: v3, Event: &timeline.Event{Actor: "x", Verb: timeline.Status}})
+	st.observe(timeline.Change{Resource: podsGVR, Kind: "Pod", Old: v1, New: v2, Event: &timeline.Event{Actor: "x", Verb: timeline.Status}})
+	p, _ := st.page("u")
+	if p.Summary.State != "Running, Ready" || !strings.Contains(p.YAML, `resourceVersion: "30"`) || p.Summary.Changes != 3 {
+		t.Errorf("after revision 30, then 20 told late: state %q, %d changes, YAML:\n%s", p.Summary.State, p.Summary.Changes, p.YAML)
+	}
+	gone := pod("u", "p", "40", nil)
+	st.observe(timeline.Change{Resource: podsGVR, Kind: "Pod", Old: gone, Event: &timeline.Event{Verb: timeline.Delete}})
+	st.observe(timeline.Change{Resource: podsGVR, Kind: "Pod", Old: v2, New: v3, Event: &timeline.Event{Actor: "x", Verb: timeline.Status}})
+	if p, _ := st.page("u"); !p.Summary.Gone {
+		t.Errorf("a change told after the deletion brought the Pod back: %+v", p.Summary)
+	}
+}
