@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os"
 	"strings"
 	"testing"
@@ -18,16 +17,7 @@ func playLessonInTheUI(t *testing.T, c *cli) {
 	if url == "" {
 		t.Fatal("crdlab status shows no web UI URL")
 	}
-	ctx, cancel := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chrome), chromedp.NoSandbox, chromedp.WindowSize(1500, 950),
-		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.UserDataDir(t.TempDir()))...)
-	defer cancel()
-	ctx, cancel = chromedp.NewContext(ctx)
-	defer cancel()
-	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
-		t.Fatalf("chromium could not open %s: %v", url, err)
-	}
+	ctx := openPage(t, chrome, url)
 	// text returns the text of the first element selector matches ("" if none).
 	text := func(selector string) string {
 		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector(`+"`"+selector+"`"+`) || {}).innerText || ""`))

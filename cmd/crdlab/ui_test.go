@@ -123,16 +123,7 @@ func TestWebUIInABrowser(t *testing.T) {
 		}
 	})
 
-	ctx, cancel := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chrome), chromedp.NoSandbox, chromedp.WindowSize(1500, 950),
-		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.UserDataDir(t.TempDir()))...)
-	defer cancel()
-	ctx, cancel = chromedp.NewContext(ctx)
-	defer cancel()
-	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
-		t.Fatalf("chromium could not open %s: %v", url, err)
-	}
+	ctx := openPage(t, chrome, url)
 	if addr, err := chromedp.Run(ctx, chromedp.Location()); err != nil || strings.Contains(addr, "token") {
 		t.Errorf("address bar %q (%v): the page should take the token out of it", addr, err)
 	}
@@ -432,4 +423,21 @@ func terminalLines(out string) []string {
 		lines = append(lines, m[1]+" "+m[2]+" "+m[3])
 	}
 	return lines
+}
+
+// openPage opens url in a new chromium (chrome, its executable) of its
+// own, 1500x950, with no background traffic, for the rest of the test.
+func openPage(t *testing.T, chrome, url string) context.Context {
+	t.Helper()
+	ctx, cancel := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chrome), chromedp.NoSandbox, chromedp.WindowSize(1500, 950),
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.UserDataDir(t.TempDir()))...)
+	t.Cleanup(cancel)
+	ctx, cancelTab := chromedp.NewContext(ctx)
+	t.Cleanup(cancelTab)
+	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
+		t.Fatalf("chromium could not open %s: %v", url, err)
+	}
+	return ctx
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -203,16 +202,7 @@ func TestWebUIInChinese(t *testing.T) {
 		t.Errorf("crdlab up --lang zh did not speak Chinese:\n%s", s)
 	}
 
-	ctx, cancel := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chrome), chromedp.NoSandbox, chromedp.WindowSize(1500, 950),
-		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.UserDataDir(t.TempDir()))...)
-	defer cancel()
-	ctx, cancel = chromedp.NewContext(ctx)
-	defer cancel()
-	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
-		t.Fatalf("chromium could not open %s: %v", url, err)
-	}
+	ctx := openPage(t, chrome, url)
 	waitFor := func(what string, check func() error) {
 		t.Helper()
 		start := time.Now()
