@@ -90,9 +90,10 @@ release-check: ## What make test runs: make release and verify-release for this 
 # The darwin builds: crdlab for arm64 and amd64 (with the release's flags,
 # sharing their compiled packages with make release), vetted for arm64, and
 # the labtest module users' suites import (client-go only) for both Mac
-# architectures, built and vetted.
+# architectures, built and vetted, and its controller-runtime wrapper
+# (lab/labtest/trace) for Apple silicon.
 .PHONY: cross
-cross: ## Build crdlab for macOS (darwin/arm64, darwin/amd64) and vet it for darwin/arm64; build and vet the labtest module for both; nothing is kept.
+cross: ## Build crdlab for macOS (darwin/arm64, darwin/amd64) and vet it for darwin/arm64; build and vet the labtest module for both and labtest/trace for arm64; nothing is kept.
 	@set -e; for arch in arm64 amd64; do \
 		echo "== crdlab for darwin/$$arch"; \
 		$(RELEASE_ENV) GOOS=darwin GOARCH=$$arch $(GO) build $(RELEASE_BUILD_FLAGS) -o /dev/null ./cmd/crdlab; \
@@ -103,6 +104,9 @@ cross: ## Build crdlab for macOS (darwin/arm64, darwin/amd64) and vet it for dar
 		echo "== lab/labtest for darwin/$$arch"; \
 		(cd lab/labtest && GOOS=darwin GOARCH=$$arch $(GO) build ./... && GOOS=darwin GOARCH=$$arch $(GO) vet ./...); \
 	done
+	@# The trace wrapper is pure Go over controller-runtime: one Mac architecture shows it builds.
+	@echo "== lab/labtest/trace for darwin/arm64"
+	cd lab/labtest/trace && GOOS=darwin GOARCH=arm64 $(GO) build ./... && GOOS=darwin GOARCH=arm64 $(GO) vet ./...
 
 .PHONY: run
 run: build ## Build, then start a lab in the foreground (crdlab up).
