@@ -99,6 +99,7 @@ var zh = map[string]string{
 	"  problem:    %s\n":                                     "  问题:       %s\n",
 	"  pid:        %d\n  endpoint:   %s\n  kubeconfig: %s\n": "  pid:        %d\n  API 地址:   %s\n  kubeconfig: %s\n",
 	"  data dir:   %s\n":                                     "  数据目录:   %s\n",
+	"  kubernetes: %s\n":                                     "  Kubernetes: %s\n",
 	"  web UI:     %s\n":                                     "  Web UI:     %s\n",
 	"  webhooks:   serve on https://%s:%d, certificate in %s; called through %s\n": "  webhook:    在 https://%s:%d 上提供服务，证书在 %s；经由 %s 调用\n",
 	"  language:   %s\n": "  语言:       %s\n",
