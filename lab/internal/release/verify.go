@@ -69,27 +69,7 @@ func Verify(ctx context.Context, opts Options, run bool) error {
 		return err
 	}
 	host := Platform{OS: runtime.GOOS, Arch: runtime.GOARCH}
-	ran := false
-	for _, name := range slices.Sorted(maps.Keys(want)) {
-		p := want[name]
-		path := filepath.Join(opts.Dir, name)
-		if err := checkDigests(path, name, Asset{OS: p.OS, Arch: p.Arch}, sums, assets, opts); err != nil {
-			return err
-		}
-		entries, err := readArchive(path)
-		if err != nil {
-			return err
-		}
-		if err := checkEntries(name, entries, license, readme); err != nil {
-			return err
-		}
-		if run && p == host {
-			if err := runRelease(ctx, name, entries["crdlab"].content, opts.Version, opts.Boot); err != nil {
-				return err
-			}
-			ran = true
-		}
-	}
+	hostComponents := map[string][]byte{} // by minor, run with crdlab
 	for _, name := range slices.Sorted(maps.Keys(components)) {
 		c := components[name]
 		path := filepath.Join(opts.Dir, name)
@@ -108,6 +88,28 @@ func Verify(ctx context.Context, opts Options, run bool) error {
 			if err := runComponents(ctx, name, entries[bin].content, c.minor, opts.Version); err != nil {
 				return err
 			}
+			hostComponents[c.minor] = entries[bin].content
+		}
+	}
+	ran := false
+	for _, name := range slices.Sorted(maps.Keys(want)) {
+		p := want[name]
+		path := filepath.Join(opts.Dir, name)
+		if err := checkDigests(path, name, Asset{OS: p.OS, Arch: p.Arch}, sums, assets, opts); err != nil {
+			return err
+		}
+		entries, err := readArchive(path)
+		if err != nil {
+			return err
+		}
+		if err := checkEntries(name, entries, license, readme); err != nil {
+			return err
+		}
+		if run && p == host {
+			if err := runRelease(ctx, name, entries["crdlab"].content, hostComponents, opts.Version, opts.Boot); err != nil {
+				return err
+			}
+			ran = true
 		}
 	}
 	if len(sums) != len(want)+len(components) {
