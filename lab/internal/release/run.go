@@ -140,8 +140,11 @@ func serverVersion(kubectl func(args ...string) (string, error)) (string, error)
 		} `json:"serverVersion"`
 	}
 	// A version skew warning (stderr, in out too) may come first.
-	if err := json.NewDecoder(strings.NewReader(out[max(strings.Index(out, "{"), 0):])).Decode(&v); err != nil || v.ServerVersion.GitVersion == "" {
-		return "", fmt.Errorf("kubectl version -o json printed no server version (%v):\n%s", err, out)
+	if err := json.NewDecoder(strings.NewReader(out[max(strings.Index(out, "{"), 0):])).Decode(&v); err != nil {
+		return "", fmt.Errorf("kubectl version -o json: %w:\n%s", err, out)
+	}
+	if v.ServerVersion.GitVersion == "" {
+		return "", fmt.Errorf("kubectl version -o json printed no server version:\n%s", out)
 	}
 	return v.ServerVersion.GitVersion, nil
 }
