@@ -27,10 +27,10 @@ func ParseMinors(s string) ([]string, error) {
 	for _, m := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
 		major, minor, ok := strings.Cut(m, ".")
 		if !ok || !digits(major) || !digits(minor) {
-			return nil, fmt.Errorf("Kubernetes minor %q: want <major>.<minor>, as 1.36", m)
+			return nil, fmt.Errorf("minor %q: want <major>.<minor>, as 1.36", m)
 		}
 		if seen[m] {
-			return nil, fmt.Errorf("Kubernetes minor %s given twice", m)
+			return nil, fmt.Errorf("minor %s given twice", m)
 		}
 		seen[m] = true
 		minors = append(minors, m)
