@@ -105,7 +105,13 @@ func (s settings) downloadComponents(ctx context.Context, minor, goos, goarch st
 // archive, then renames its executable to bin, leaving nothing else
 // behind.
 func (s settings) fetchComponents(ctx context.Context, versionDir, bin, minor, goos, goarch string) error {
-	pick := func(idx Index) (string, Archive, error) { return idx.componentsArchive(s.version, minor, goos, goarch) }
+	pick := func(idx Index) (string, Archive, error) {
+		name, a, err := idx.componentsArchive(s.version, minor, goos, goarch)
+		if err != nil {
+			return "", a, fmt.Errorf("%w; %s", err, s.hint)
+		}
+		return name, a, nil
+	}
 	what := fmt.Sprintf("%s of crdlab %s for %s/%s", ComponentsBinary(minor), s.version, goos, goarch)
 	tmp, err := s.fetchArchive(ctx, versionDir, what, ComponentsBinary(minor), pick)
 	if err != nil {

@@ -144,7 +144,7 @@ func TestDownloadComponentsErrors(t *testing.T) {
 		},
 		"minor missing": {
 			url: releasetest.New(t, with135).URL(), version: releasetest.Version, minor: "1.36", want: install.ErrNoComponents,
-			says: []string{"index.json", "no crdlab-k8s-1.36 archive for " + platform, "only crdlab-k8s-1.35 for "},
+			says: []string{"index.json", "no crdlab-k8s-1.36 archive for " + platform, "only crdlab-k8s-1.35 for ", "CRDLAB_COMPONENTS_DIR", "make components K8S=1.36"},
 		},
 		"platform missing": {
 			url: releasetest.New(t, releasetest.Options{Components: []string{"1.35"}, WithoutThisPlatform: true}).URL(), version: releasetest.Version, minor: "1.35",
