@@ -231,6 +231,7 @@ test: test-deps verify-manifests build lint ## Run every test: lint, unit, integ
 	$(MAKE) release-check
 	$(GO) test -vet=off -count=1 -timeout 30m ./...
 	$(MAKE) test-modules
+	$(MAKE) test-kubernetes-seed KUBERNETES_TEST_MINORS=$(KUBERNETES_OLDEST)
 	$(MAKE) conformance-ci
 	@# A count, not a duration: go1.26's fuzzing coordinator can fail a
 	@# duration-bounded run with "context deadline exceeded" as it ends
