@@ -325,7 +325,7 @@ test-kubernetes: build ## Long: build crdlab-k8s-<minor> of each of KUBERNETES_T
 	@set -e; for m in $(KUBERNETES_TEST_MINORS); do \
 		echo "== the built-in scenarios on Kubernetes $$m"; \
 		CRDLAB_KUBERNETES_VERSION=$$m CRDLAB_COMPONENTS_DIR=$(CURDIR)/bin \
-			$(GO) test -vet=off -count=1 -timeout 30m -run '^TestScenarios$$' ./scenarios/ -ginkgo.focus 'built-in|needs a newer Kubernetes' -ginkgo.v; \
+			$(GO) test -vet=off -count=1 -v -timeout 30m -run '^TestScenarios$$' ./scenarios/ -ginkgo.focus 'built-in|needs a newer Kubernetes' -ginkgo.v; \
 	done
 
 .PHONY: standalone

@@ -2,6 +2,7 @@ package scenarios_test
 
 import (
 	"context"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -11,11 +12,13 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/discovery"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/crdlab/crdlab/lab"
 	"github.com/crdlab/crdlab/lab/full"
+	"github.com/crdlab/crdlab/lab/kubeminor"
 	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/lab/timeline"
 	"github.com/crdlab/crdlab/scenarios"
@@ -36,6 +39,16 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	shared, err = full.Start(ctx, full.Options{Lab: lab.Options{Logger: GinkgoLogr}})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { Expect(shared.Stop()).To(Succeed()) })
+	// make test-kubernetes runs the suite on each minor, through the
+	// variable: the lab serves that minor.
+	if os.Getenv(kubeminor.Env) != "" {
+		minor, err := kubeminor.Choose("")
+		Expect(err).NotTo(HaveOccurred())
+		v, err := discovery.NewDiscoveryClientForConfigOrDie(shared.RESTConfig()).ServerVersion()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(v.GitVersion).To(HavePrefix("v"+minor+"."), "%s=%s", kubeminor.Env, minor)
+		GinkgoWriter.Printf("the lab serves Kubernetes %s\n", v.GitVersion)
+	}
 }, NodeTimeout(180*time.Second))
 
 // Every spec starts with every component and node running, whatever the
