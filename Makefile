@@ -134,8 +134,10 @@ cross: ## Build crdlab for macOS (darwin/arm64, darwin/amd64) and vet it for dar
 # The Kubernetes minors crdlab serves besides the 1.37 built into it: each a
 # module of its own (lab/components/<minor>, pinned to that minor's newest
 # patch release), built as crdlab-k8s-<minor> next to crdlab, where crdlab
-# looks for it first after $$CRDLAB_COMPONENTS_DIR.
+# looks for it first after $$CRDLAB_COMPONENTS_DIR. The oldest is the one
+# the example's envtest suites also run on (make test-modules).
 K8S_MINORS := 1.36 1.35
+K8S_OLDEST := 1.35
 
 .PHONY: components
 components: ## Build bin/crdlab-k8s-<minor> for K8S=<minor> (1.36 or 1.35): that Kubernetes minor's components, for 'crdlab up/envtest --kubernetes <minor>'; GOOS/GOARCH honoured.
@@ -258,8 +260,8 @@ test-modules: build ## Test the modules with their own go.mod (lab/labtest, lab/
 	done
 	@# The example's plain envtest suite again, on the oldest minor, as a
 	@# kubebuilder project's Makefile runs it with ENVTEST_K8S_VERSION.
-	@echo "== $(EXAMPLE)/test/envtest on Kubernetes $(KUBERNETES_OLDEST)"
-	assets=$$($(CURDIR)/$(BIN) envtest --kubernetes $(KUBERNETES_OLDEST)) && cd $(EXAMPLE) && \
+	@echo "== $(EXAMPLE)/test/envtest on Kubernetes $(K8S_OLDEST)"
+	assets=$$($(CURDIR)/$(BIN) envtest --kubernetes $(K8S_OLDEST)) && cd $(EXAMPLE) && \
 		KUBEBUILDER_ASSETS=$$assets $(GO) test -count=1 -timeout 15m ./test/envtest/
 
 # Kubernetes' own e2e.test, built from the k8s.io/kubernetes crdlab links, in
