@@ -135,7 +135,7 @@ cross: ## Build crdlab for macOS (darwin/arm64, darwin/amd64) and vet it for dar
 # module of its own (lab/components/<minor>, pinned to that minor's newest
 # patch release), built as crdlab-k8s-<minor> next to crdlab, where crdlab
 # looks for it first after $$CRDLAB_COMPONENTS_DIR. The oldest is the one
-# the example's envtest suite runs on.
+# the example's envtest suites also run on (make test-modules).
 K8S_MINORS := 1.36 1.35
 K8S_OLDEST := 1.35
 
@@ -246,8 +246,9 @@ MODULES ?= lab/labtest lab/labtest/trace docs/examples/guestbook-operator lab/in
 
 .PHONY: test-modules
 test-modules: build ## Test the modules with their own go.mod (lab/labtest, lab/labtest/trace, the example operator, lab/components/*) against bin/crdlab and bin/crdlab-k8s-*; the example's download test serves dist/$(VERSION) (make release-check).
-	@# The example's suite also runs on the oldest minor, the components
-	@# modules' tests boot theirs: every minor's executable is built first.
+	@# The example's suites also run on the oldest minor (test/versions
+	@# and test/envtest), the components modules' tests boot theirs: every
+	@# minor's executable is built first.
 	@set -e; for k in $(K8S_MINORS); do $(MAKE) --no-print-directory components K8S=$$k; done
 	@set -e; for m in $(MODULES); do \
 		echo "== $$m"; \
@@ -257,6 +258,11 @@ test-modules: build ## Test the modules with their own go.mod (lab/labtest, lab/
 		 CRDLAB_RELEASE_DIR=$(CURDIR)/dist/$(VERSION) CRDLAB_RELEASE_VERSION=$(VERSION) \
 		 $(GO) test -count=1 -p 1 -timeout 15m ./...); \
 	done
+	@# The example's plain envtest suite again, on the oldest minor, as a
+	@# kubebuilder project's Makefile runs it with ENVTEST_K8S_VERSION.
+	@echo "== $(EXAMPLE)/test/envtest on Kubernetes $(K8S_OLDEST)"
+	assets=$$($(CURDIR)/$(BIN) envtest --kubernetes $(K8S_OLDEST)) && cd $(EXAMPLE) && \
+		KUBEBUILDER_ASSETS=$$assets $(GO) test -count=1 -timeout 15m ./test/envtest/
 
 # Kubernetes' own e2e.test, built from the k8s.io/kubernetes crdlab links, in
 # a module of its own (lab/internal/conformance); rebuilt when its go.mod
