@@ -231,7 +231,7 @@ test: test-deps verify-manifests build lint ## Run every test: lint, unit, integ
 	$(MAKE) release-check
 	$(GO) test -vet=off -count=1 -timeout 30m ./...
 	$(MAKE) test-modules
-	$(MAKE) test-kubernetes-seed KUBERNETES_TEST_MINORS=$(KUBERNETES_OLDEST)
+	$(MAKE) test-kubernetes-seed KUBERNETES_TEST_MINORS=$(K8S_OLDEST)
 	$(MAKE) conformance-ci
 	@# A count, not a duration: go1.26's fuzzing coordinator can fail a
 	@# duration-bounded run with "context deadline exceeded" as it ends
@@ -309,10 +309,9 @@ test-timeline: ## The timeline's order under load: delete-pod, scale and cascade
 	CRDLAB_TIMELINE_RUNS=$(or $(RUNS),20) $(GO) test -vet=off -count=1 -v -timeout 90m ./scenarios/ -run '^TestScenarios$$' -ginkgo.focus 'on a loaded machine' -ginkgo.v
 
 # The Kubernetes minors make test-kubernetes runs on (make test: the oldest
-# alone, KUBERNETES_OLDEST), each older than the built-in 1.37 from
+# alone, K8S_OLDEST), each older than the built-in 1.37 from
 # bin/crdlab-k8s-<minor> (make components K8S=<minor>).
-KUBERNETES_TEST_MINORS ?= 1.35 1.36 1.37
-KUBERNETES_OLDEST ?= 1.35
+KUBERNETES_TEST_MINORS ?= $(K8S_MINORS) 1.37
 
 .PHONY: test-kubernetes-seed
 test-kubernetes-seed: build ## On each of KUBERNETES_TEST_MINORS, with its bin/crdlab-k8s-<minor>: the seed walkthrough (up -d --kubernetes, kubectl version, the User CRD, an invalid User refused, delete-pod, the data dir refused by another minor) and a labtest lab on that minor (controller-manager, scheduler, nodes, delete-pod).
