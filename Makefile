@@ -62,6 +62,9 @@ RELEASE_BASE_URL ?= https://github.com/crdlab/crdlab/releases/download
 # cross builds with the same flags so that make test's release check finds
 # the darwin packages compiled already.
 RELEASE_BUILD_FLAGS = -trimpath -ldflags "-s -w -X github.com/crdlab/crdlab/lab/multicall.releaseVersion=$(VERSION)"
+# The components executables (lab/components/<minor>) print the release's
+# version too, set in the shared code they link.
+RELEASE_COMPONENTS_BUILD_FLAGS = -trimpath -ldflags "-s -w -X github.com/crdlab/crdlab/lab/internal/kubemain.releaseVersion=$(VERSION)"
 RELEASE_ENV = CGO_ENABLED=0
 # The platforms make test's release check builds: this machine's (its
 # crdlab is run) and macOS on both architectures (compiled by make cross
@@ -84,7 +87,7 @@ release: ## Build the release for PLATFORMS into dist/$(VERSION): an archive per
 	done
 	@set -e; for p in $(if $(strip $(COMPONENTS)),$(COMPONENT_PLATFORMS)); do for m in $(COMPONENTS); do \
 		echo "== crdlab-k8s-$$m $(VERSION) for $$p"; \
-		(cd lab/components/$$m && $(RELEASE_ENV) GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build $(RELEASE_BUILD_FLAGS) \
+		(cd lab/components/$$m && $(RELEASE_ENV) GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build $(RELEASE_COMPONENTS_BUILD_FLAGS) \
 			-o $(CURDIR)/bin/release/$(VERSION)/$${p%/*}-$${p#*/}/crdlab-k8s-$$m .); \
 	done; done
 	$(GO) run ./lab/internal/release package -version '$(VERSION)' -out dist/$(VERSION) \
@@ -111,7 +114,7 @@ release-check: ## What make test runs: make release and verify-release for this 
 cross-components: ## Build crdlab-k8s-<minor> of each of COMPONENTS for darwin/arm64 and darwin/amd64 (long: a cold compile of Kubernetes each); nothing is kept.
 	@set -e; for arch in arm64 amd64; do for m in $(COMPONENTS); do \
 		echo "== crdlab-k8s-$$m for darwin/$$arch"; \
-		(cd lab/components/$$m && $(RELEASE_ENV) GOOS=darwin GOARCH=$$arch $(GO) build $(RELEASE_BUILD_FLAGS) -o /dev/null .); \
+		(cd lab/components/$$m && $(RELEASE_ENV) GOOS=darwin GOARCH=$$arch $(GO) build $(RELEASE_COMPONENTS_BUILD_FLAGS) -o /dev/null .); \
 	done; done
 
 # The darwin builds: crdlab for arm64 and amd64 (with the release's flags,
