@@ -18,7 +18,8 @@ func newStatusCommand(g *globalFlags) *cobra.Command {
 		Use:   "status",
 		Short: "Say whether a lab runs on the state dir, and where",
 		Long: `Say whether a lab runs on the state dir and, if one does, its process,
-endpoint, kubeconfig, the Kubernetes version it serves, data dir and uptime, each supervised process (etcd,
+endpoint, kubeconfig, the Kubernetes version it serves ('crdlab up
+--kubernetes'), data dir and uptime, each supervised process (etcd,
 kube-apiserver, kube-controller-manager, kube-scheduler) with its restarts,
 and the processes' memory. The first line is "running", or "degraded" while
 a process that crashed is being restarted (or when the lab lost data it

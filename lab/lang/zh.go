@@ -60,6 +60,8 @@ var zh = map[string]string{
 	"unable to create the scenario's namespace: %v":      "无法创建场景的名称空间: %v",
 	"unable to ask the lab what it runs: %v":             "无法询问实验环境运行了哪些组件: %v",
 	"this lab does not run %s (started with --components or --no-samples?), which the scenario needs": "这个实验环境没有运行场景需要的 %s (启动时用了 --components 或 --no-samples?)",
+	"unable to ask the apiserver its version: %v":                                                     "无法向 apiserver 查询它的版本: %v",
+	"the apiserver serves Kubernetes %s; the scenario needs %s or newer (spec.minKubernetes)":         "apiserver 运行的是 Kubernetes %s；这个场景需要 %s 或更新的版本 (spec.minKubernetes)",
 	"no timeline: %v": "没有时间线: %v",
 	"the lab's own events (reconcile passes, aggregated API requests) are not shown: %v":       "实验环境自己的事件 (和解循环的每一轮、聚合 API 的请求) 无法显示: %v",
 	"the lab's event stream did not open within %s: the first reconcile passes may be missing": "实验环境的事件流在 %s 内没有打开: 最早的几轮和解循环可能没有显示",
