@@ -1,19 +1,10 @@
 package multicall
 
-import (
-	"runtime"
-	"runtime/debug"
-)
+import "github.com/crdlab/crdlab/lab/internal/kubemain"
 
 // Versions lists the versions of what is compiled into this program:
 // crdlab itself and the components it runs.
-type Versions struct {
-	Crdlab            string
-	Kubernetes        string
-	Etcd              string
-	ControllerRuntime string
-	Go                string
-}
+type Versions = kubemain.Versions
 
 // releaseVersion is the release crdlab was built as, set by the linker:
 // make release builds with
@@ -26,40 +17,5 @@ var releaseVersion string
 // else the module's version and the commit from the build information
 // ("(devel)" and the commit for a build of this repository).
 func BuildVersions() Versions {
-	v := Versions{Crdlab: "(devel)", Go: runtime.Version()}
-	if info, ok := debug.ReadBuildInfo(); ok {
-		v = fromBuildInfo(v, info)
-	}
-	if releaseVersion != "" {
-		v.Crdlab = releaseVersion
-	}
-	return v
-}
-
-// fromBuildInfo fills v from the build information: crdlab's module version
-// and commit, and the versions of the modules it links.
-func fromBuildInfo(v Versions, info *debug.BuildInfo) Versions {
-	if info.Main.Version != "" {
-		v.Crdlab = info.Main.Version
-	}
-	for _, s := range info.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			v.Crdlab += " " + s.Value[:12]
-		}
-	}
-	for _, m := range info.Deps {
-		version := m.Version
-		if m.Replace != nil {
-			version = m.Replace.Version
-		}
-		switch m.Path {
-		case "k8s.io/kubernetes":
-			v.Kubernetes = version
-		case "go.etcd.io/etcd/server/v3":
-			v.Etcd = version
-		case "sigs.k8s.io/controller-runtime":
-			v.ControllerRuntime = version
-		}
-	}
-	return v
+	return kubemain.BuildVersions(releaseVersion)
 }

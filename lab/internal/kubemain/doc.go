@@ -1,0 +1,13 @@
+// Package kubemain is what a multi-call program of Kubernetes' components
+// shares whatever Kubernetes minor it links (1.35, 1.36, 1.37): the
+// dispatch by the name it is executed under (Run, from a map its caller
+// fills with that minor's components), the parent death every component of
+// a lab asks for, kube-apiserver's wait for etcd (WaitForEtcdEnv) and its
+// post-start hooks' fast path (FastBootstrapHooks), kubectl (RunKubectl),
+// the links of an assets folder (Link) and the versions (BuildVersions).
+//
+// lab/multicall fills the map for crdlab itself (1.37 and etcd); each
+// module of lab/components fills it for its own minor. Everything here
+// compiles against each of the supported minors: what differs between
+// them (kube-apiserver's command and Run) stays with the caller.
+package kubemain
