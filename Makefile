@@ -234,6 +234,7 @@ test: test-deps verify-manifests build lint ## Run every test: lint, unit, integ
 	$(MAKE) release-check
 	$(GO) test -vet=off -count=1 -timeout 30m ./...
 	$(MAKE) test-modules
+	$(MAKE) test-kubernetes-seed KUBERNETES_TEST_MINORS=$(KUBERNETES_OLDEST)
 	$(MAKE) conformance-ci
 	@# A count, not a duration: go1.26's fuzzing coordinator can fail a
 	@# duration-bounded run with "context deadline exceeded" as it ends
@@ -303,6 +304,32 @@ chaos: ## Fault injection: kill -9 each process of a lab on --data-dir under a s
 test-timeline: ## The timeline's order under load: delete-pod, scale and cascade-delete RUNS times each (default 20), against 'crdlab up -d' and through the Go API; prints the late lines.
 	CRDLAB_TIMELINE_RUNS=$(or $(RUNS),20) $(GO) test -vet=off -count=1 -v -run '^TestTimelineOrderUnderLoad$$' -timeout 90m ./cmd/crdlab/
 	CRDLAB_TIMELINE_RUNS=$(or $(RUNS),20) $(GO) test -vet=off -count=1 -v -timeout 90m ./scenarios/ -run '^TestScenarios$$' -ginkgo.focus 'on a loaded machine' -ginkgo.v
+
+# The Kubernetes minors make test-kubernetes runs on (make test: the oldest
+# alone, KUBERNETES_OLDEST), each older than the built-in 1.37 from
+# bin/crdlab-k8s-<minor> (make components K8S=<minor>).
+KUBERNETES_TEST_MINORS ?= 1.35 1.36 1.37
+KUBERNETES_OLDEST ?= 1.35
+
+.PHONY: test-kubernetes-seed
+test-kubernetes-seed: build ## On each of KUBERNETES_TEST_MINORS, with its bin/crdlab-k8s-<minor>: the seed walkthrough (up -d --kubernetes, kubectl version, the User CRD, an invalid User refused, delete-pod, the data dir refused by another minor) and a labtest lab on that minor (controller-manager, scheduler, nodes, delete-pod).
+	CRDLAB_TEST_KUBERNETES="$(KUBERNETES_TEST_MINORS)" CRDLAB_COMPONENTS_DIR=$(CURDIR)/bin \
+		$(GO) test -vet=off -count=1 -v -run '^TestSeedWalkthroughOnKubernetes$$' -timeout 30m ./cmd/crdlab/
+	@set -e; for m in $(KUBERNETES_TEST_MINORS); do \
+		echo "== labtest on Kubernetes $$m"; \
+		(cd lab/labtest && CRDLAB_BINARY=$(CURDIR)/$(BIN) CRDLAB_TEST_KUBERNETES=$$m CRDLAB_COMPONENTS_DIR=$(CURDIR)/bin \
+			$(GO) test -count=1 -v -run '^TestKubernetesVersion$$' -timeout 15m .); \
+	done
+
+.PHONY: test-kubernetes
+test-kubernetes: build ## Long: build crdlab-k8s-<minor> of each of KUBERNETES_TEST_MINORS older than 1.37 (a cold build is ~10 min each), then make test-kubernetes-seed and the built-in scenarios through the Go API on each minor (one skipped where spec.minKubernetes says the minor lacks what it needs).
+	@set -e; for m in $(filter-out 1.37,$(KUBERNETES_TEST_MINORS)); do $(MAKE) components K8S=$$m; done
+	$(MAKE) test-kubernetes-seed KUBERNETES_TEST_MINORS="$(KUBERNETES_TEST_MINORS)"
+	@set -e; for m in $(KUBERNETES_TEST_MINORS); do \
+		echo "== the built-in scenarios on Kubernetes $$m"; \
+		CRDLAB_KUBERNETES_VERSION=$$m CRDLAB_COMPONENTS_DIR=$(CURDIR)/bin \
+			$(GO) test -vet=off -count=1 -timeout 30m -run '^TestScenarios$$' ./scenarios/ -ginkgo.focus 'built-in|needs a newer Kubernetes' -ginkgo.v; \
+	done
 
 .PHONY: standalone
 standalone: ## Build standalone etcd and kube-apiserver into bin/standalone: the benchmarks' reference, what plain envtest runs.

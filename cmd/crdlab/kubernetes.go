@@ -34,7 +34,7 @@ func findComponents(ctx context.Context, minor string) (*kubeminor.Components, e
 	}
 	c, err := kubeminor.Find(ctx, minor, kubeminor.Here(multicall.BuildVersions().Crdlab))
 	if err != nil {
-		return nil, fmt.Errorf("--kubernetes: %w", err)
+		return nil, fmt.Errorf("--kubernetes %s: %w", minor, err)
 	}
 	return c, nil
 }

@@ -64,6 +64,18 @@ func TestAbsentComponentsGolden(t *testing.T) {
 		out = versionDir.ReplaceAllString(out, "components/<crdlab version>")
 		goldenCompare(t, "kubernetes-absent-"+args[0], out)
 	}
+	// crdlab version says where it looked for each.
+	out := c.mustRun("version")
+	for _, want := range []string{
+		"  1.37  v1.37.2, built in",
+		"  1.36  not found (looked in " + components + ", " + filepath.Dir(self) + ", " + cache,
+		"make components K8S=1.36)",
+		"  1.35  not found (looked in " + components,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("crdlab version lacks %q:\n%s", want, out)
+		}
+	}
 	if left := c.processes(); len(left) != 0 {
 		t.Errorf("processes left: %v", left)
 	}

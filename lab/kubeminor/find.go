@@ -115,7 +115,7 @@ func cacheName(version string) string {
 // BuiltIn, which crdlab runs itself.
 func Find(ctx context.Context, minor string, w Where) (*Components, error) {
 	if _, ok := patches[minor]; !ok || minor == BuiltIn {
-		return nil, fmt.Errorf("Kubernetes %s: %w: no components executable", minor, ErrUnsupported)
+		return nil, fmt.Errorf("%s: %w: Kubernetes %s has no components executable", Name(minor), ErrUnsupported, minor)
 	}
 	paths, cache := w.Candidates(minor)
 	for _, p := range paths {
@@ -126,7 +126,7 @@ func Find(ctx context.Context, minor string, w Where) (*Components, error) {
 	}
 	if cache != "" && w.Release && !w.NoDownload {
 		if err := download(ctx, minor, w.Crdlab, cache); err != nil {
-			return nil, fmt.Errorf("Kubernetes %s: %w", minor, err)
+			return nil, fmt.Errorf("%s: %w", Name(minor), err)
 		}
 		return Check(ctx, minor, cache)
 	}
@@ -134,8 +134,8 @@ func Find(ctx context.Context, minor string, w Where) (*Components, error) {
 }
 
 func notFound(minor string, paths []string) error {
-	return fmt.Errorf("Kubernetes %s: %w: no %s in %s; build it with 'make components K8S=%s' in crdlab's repository (it lands next to bin/crdlab), or set %s to the folder holding it",
-		minor, ErrNotFound, Name(minor), strings.Join(dirs(paths), ", "), minor, DirEnv)
+	return fmt.Errorf("%s: %w in %s; build it with 'make components K8S=%s' in crdlab's repository (it lands next to bin/crdlab), or set %s to the folder holding it",
+		Name(minor), ErrNotFound, strings.Join(dirs(paths), ", "), minor, DirEnv)
 }
 
 func dirs(paths []string) []string {
@@ -158,7 +158,7 @@ func Check(ctx context.Context, minor, path string) (*Components, error) {
 		abs, err = filepath.EvalSymlinks(abs)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("Kubernetes %s: %s: %w", minor, path, err)
+		return nil, fmt.Errorf("%s: %s: %w", Name(minor), path, err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
@@ -168,16 +168,16 @@ func Check(ctx context.Context, minor, path string) (*Components, error) {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		if errors.Is(err, fs.ErrPermission) || errors.Is(err, exec.ErrNotFound) {
-			return nil, fmt.Errorf("Kubernetes %s: %s: %w", minor, abs, err)
+			return nil, fmt.Errorf("%s: %s: %w", Name(minor), abs, err)
 		}
-		return nil, fmt.Errorf("Kubernetes %s: %w: %s version: %w: %s", minor, ErrWrongVersion, abs, err, strings.TrimSpace(stderr.String()))
+		return nil, fmt.Errorf("%s: %w: %s version: %w: %s", Name(minor), ErrWrongVersion, abs, err, strings.TrimSpace(stderr.String()))
 	}
 	var v Versions
 	if err := json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &v); err != nil {
-		return nil, fmt.Errorf("Kubernetes %s: %w: %s version printed %q, not its versions: %w", minor, ErrWrongVersion, abs, firstLine(stdout.String()), err)
+		return nil, fmt.Errorf("%s: %w: %s version printed %q, not its versions: %w", Name(minor), ErrWrongVersion, abs, firstLine(stdout.String()), err)
 	}
 	if Of(v.Kubernetes) != minor {
-		return nil, fmt.Errorf("Kubernetes %s: %w: %s serves Kubernetes %s", minor, ErrWrongVersion, abs, v.Kubernetes)
+		return nil, fmt.Errorf("%s: %w: %s serves Kubernetes %s", Name(minor), ErrWrongVersion, abs, v.Kubernetes)
 	}
 	return &Components{Minor: minor, Path: abs, Versions: v}, nil
 }
