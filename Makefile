@@ -49,7 +49,7 @@ build: ## Build bin/crdlab (static, paths trimmed: GOFLAGS and CGO_ENABLED above
 PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
 # The Kubernetes minors crdlab does not link whose components are released
 # (COMPONENTS= releases crdlab alone), and their platforms.
-COMPONENTS ?= 1.35 1.36
+COMPONENTS ?= $(sort $(K8S_MINORS))
 COMPONENT_PLATFORMS ?= $(PLATFORMS)
 # The version: the latest v* tag (git describe: v0.1.0, or v0.1.0-3-g1234abcd
 # past it); with no such tag, v0.0.0-dev+<commit>.
@@ -74,7 +74,7 @@ RELEASE_CHECK_PLATFORMS ?= $(sort $(shell $(GO) env GOHOSTOS)/$(shell $(GO) env 
 # for this machine alone (make test compiles them anyway; each other
 # platform or minor is a cold compile of Kubernetes, 7-10 minutes here:
 # make cross-components and the release workflow build those).
-RELEASE_CHECK_COMPONENTS ?= 1.35
+RELEASE_CHECK_COMPONENTS ?= $(K8S_OLDEST)
 RELEASE_CHECK_COMPONENT_PLATFORMS ?= $(shell $(GO) env GOHOSTOS)/$(shell $(GO) env GOHOSTARCH)
 
 .PHONY: release
