@@ -49,7 +49,7 @@ build: ## Build bin/crdlab (static, paths trimmed: GOFLAGS and CGO_ENABLED above
 PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
 # The Kubernetes minors crdlab does not link whose components are released
 # (COMPONENTS= releases crdlab alone), and their platforms.
-COMPONENTS ?= 1.35 1.36
+COMPONENTS ?= $(sort $(K8S_MINORS))
 COMPONENT_PLATFORMS ?= $(PLATFORMS)
 # The version: the latest v* tag (git describe: v0.1.0, or v0.1.0-3-g1234abcd
 # past it); with no such tag, v0.0.0-dev+<commit>.
@@ -62,6 +62,9 @@ RELEASE_BASE_URL ?= https://github.com/crdlab/crdlab/releases/download
 # cross builds with the same flags so that make test's release check finds
 # the darwin packages compiled already.
 RELEASE_BUILD_FLAGS = -trimpath -ldflags "-s -w -X github.com/crdlab/crdlab/lab/multicall.releaseVersion=$(VERSION)"
+# The components executables (lab/components/<minor>) print the release's
+# version too, set in the shared code they link.
+RELEASE_COMPONENTS_BUILD_FLAGS = -trimpath -ldflags "-s -w -X github.com/crdlab/crdlab/lab/internal/kubemain.releaseVersion=$(VERSION)"
 RELEASE_ENV = CGO_ENABLED=0
 # The platforms make test's release check builds: this machine's (its
 # crdlab is run) and macOS on both architectures (compiled by make cross
@@ -71,7 +74,7 @@ RELEASE_CHECK_PLATFORMS ?= $(sort $(shell $(GO) env GOHOSTOS)/$(shell $(GO) env 
 # for this machine alone (make test compiles them anyway; each other
 # platform or minor is a cold compile of Kubernetes, 7-10 minutes here:
 # make cross-components and the release workflow build those).
-RELEASE_CHECK_COMPONENTS ?= 1.35
+RELEASE_CHECK_COMPONENTS ?= $(K8S_OLDEST)
 RELEASE_CHECK_COMPONENT_PLATFORMS ?= $(shell $(GO) env GOHOSTOS)/$(shell $(GO) env GOHOSTARCH)
 
 .PHONY: release
@@ -84,7 +87,7 @@ release: ## Build the release for PLATFORMS into dist/$(VERSION): an archive per
 	done
 	@set -e; for p in $(if $(strip $(COMPONENTS)),$(COMPONENT_PLATFORMS)); do for m in $(COMPONENTS); do \
 		echo "== crdlab-k8s-$$m $(VERSION) for $$p"; \
-		(cd lab/components/$$m && $(RELEASE_ENV) GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build $(RELEASE_BUILD_FLAGS) \
+		(cd lab/components/$$m && $(RELEASE_ENV) GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build $(RELEASE_COMPONENTS_BUILD_FLAGS) \
 			-o $(CURDIR)/bin/release/$(VERSION)/$${p%/*}-$${p#*/}/crdlab-k8s-$$m .); \
 	done; done
 	$(GO) run ./lab/internal/release package -version '$(VERSION)' -out dist/$(VERSION) \
@@ -111,7 +114,7 @@ release-check: ## What make test runs: make release and verify-release for this 
 cross-components: ## Build crdlab-k8s-<minor> of each of COMPONENTS for darwin/arm64 and darwin/amd64 (long: a cold compile of Kubernetes each); nothing is kept.
 	@set -e; for arch in arm64 amd64; do for m in $(COMPONENTS); do \
 		echo "== crdlab-k8s-$$m for darwin/$$arch"; \
-		(cd lab/components/$$m && $(RELEASE_ENV) GOOS=darwin GOARCH=$$arch $(GO) build $(RELEASE_BUILD_FLAGS) -o /dev/null .); \
+		(cd lab/components/$$m && $(RELEASE_ENV) GOOS=darwin GOARCH=$$arch $(GO) build $(RELEASE_COMPONENTS_BUILD_FLAGS) -o /dev/null .); \
 	done; done
 
 # The darwin builds: crdlab for arm64 and amd64 (with the release's flags,

@@ -145,6 +145,7 @@ func TestReleaseFetchesComponents(t *testing.T) {
 	if err := json.Unmarshal(out, &v); err != nil || !strings.HasPrefix(v.ServerVersion.GitVersion, "v"+oldestMinor+".") {
 		t.Errorf("kubectl version on crdlab up --kubernetes %s says the server is %q (%v), want v%s.x:\n%s", oldestMinor, v.ServerVersion.GitVersion, err, oldestMinor, out)
 	}
+	t.Logf("crdlab up -d --kubernetes %s with the components downloaded into %s: kubectl version says the server is %s", oldestMinor, cached, v.ServerVersion.GitVersion)
 
 	// labtest, on an empty cache, downloads crdlab; that crdlab downloads
 	// the components for the suite's minor.
