@@ -9,7 +9,6 @@
 // timeout, as the lab's own etcd always did, and is ready within 10 to
 // 100 ms.
 //
-// It links none of Kubernetes' components, so that a small etcd-only executable
-// (lab/cmd/crdlab-etcd) can run it without the multi-call binary's package
-// initialization.
+// The etcd of crdlab and of 'crdlab envtest's folder (of every Kubernetes
+// minor) runs it.
 package etcd
