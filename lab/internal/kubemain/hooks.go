@@ -104,7 +104,7 @@ func doneWhenPresent(name string, original genericapiserver.PostStartHookFunc,
 		}
 		tick := time.NewTicker(20 * time.Millisecond)
 		defer tick.Stop()
-		made := false
+		made, nextTry := false, time.Time{}
 		for {
 			ctx, cancel := context.WithTimeout(hc, time.Second)
 			ok, err := present(ctx, client)
@@ -118,7 +118,10 @@ func doneWhenPresent(name string, original genericapiserver.PostStartHookFunc,
 				}()
 				return nil
 			}
-			if err == nil && !made {
+			if err == nil && !made && !time.Now().Before(nextTry) {
+				// Missing: make them now. A try that fails is tried
+				// again after a second, as the original does.
+				nextTry = time.Now().Add(time.Second)
 				if made, err = ensure(hc); made {
 					klog.InfoS("bootstrap objects made at once", "hook", name)
 					continue
