@@ -42,10 +42,15 @@ build: ## Build bin/crdlab (static, paths trimmed: GOFLAGS and CGO_ENABLED above
 	$(GO) build -o $(BIN) ./cmd/crdlab
 
 # The release: `make release` builds crdlab for each of PLATFORMS with plain
-# go build (docs/releases.md says why), packages each as a .tar.gz with
-# LICENSE and README.md, and writes SHA256SUMS and index.json, all in
-# dist/$(VERSION).
+# go build (docs/releases.md says why), and the components of each of
+# COMPONENTS (crdlab-k8s-<minor>, from lab/components/<minor>) for each of
+# COMPONENT_PLATFORMS, packages each as a .tar.gz with LICENSE and
+# README.md, and writes SHA256SUMS and index.json, all in dist/$(VERSION).
 PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+# The Kubernetes minors crdlab does not link whose components are released
+# (COMPONENTS= releases crdlab alone), and their platforms.
+COMPONENTS ?= 1.35 1.36
+COMPONENT_PLATFORMS ?= $(PLATFORMS)
 # The version: the latest v* tag (git describe: v0.1.0, or v0.1.0-3-g1234abcd
 # past it); with no such tag, v0.0.0-dev+<commit>.
 ifeq ($(origin VERSION), undefined)
@@ -62,30 +67,52 @@ RELEASE_ENV = CGO_ENABLED=0
 # crdlab is run) and macOS on both architectures (compiled by make cross
 # already: the release check only links them).
 RELEASE_CHECK_PLATFORMS ?= $(sort $(shell $(GO) env GOHOSTOS)/$(shell $(GO) env GOHOSTARCH) darwin/arm64 darwin/amd64)
+# The components make test's release check packages: the oldest minor's,
+# for this machine alone (make test compiles them anyway; each other
+# platform or minor is a cold compile of Kubernetes, 7-10 minutes here:
+# make cross-components and the release workflow build those).
+RELEASE_CHECK_COMPONENTS ?= 1.35
+RELEASE_CHECK_COMPONENT_PLATFORMS ?= $(shell $(GO) env GOHOSTOS)/$(shell $(GO) env GOHOSTARCH)
 
 .PHONY: release
-release: ## Build the release for PLATFORMS into dist/$(VERSION): an archive per platform, SHA256SUMS, index.json (docs/releases.md).
+release: ## Build the release for PLATFORMS into dist/$(VERSION): an archive per platform, one of crdlab-k8s-<minor> per minor of COMPONENTS and platform of COMPONENT_PLATFORMS, SHA256SUMS, index.json (docs/releases.md).
 	rm -rf dist/$(VERSION) bin/release/$(VERSION)
 	@set -e; for p in $(PLATFORMS); do \
 		echo "== crdlab $(VERSION) for $$p"; \
 		$(RELEASE_ENV) GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build $(RELEASE_BUILD_FLAGS) \
 			-o bin/release/$(VERSION)/$${p%/*}-$${p#*/}/crdlab ./cmd/crdlab; \
 	done
+	@set -e; for p in $(if $(strip $(COMPONENTS)),$(COMPONENT_PLATFORMS)); do for m in $(COMPONENTS); do \
+		echo "== crdlab-k8s-$$m $(VERSION) for $$p"; \
+		(cd lab/components/$$m && $(RELEASE_ENV) GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build $(RELEASE_BUILD_FLAGS) \
+			-o $(CURDIR)/bin/release/$(VERSION)/$${p%/*}-$${p#*/}/crdlab-k8s-$$m .); \
+	done; done
 	$(GO) run ./lab/internal/release package -version '$(VERSION)' -out dist/$(VERSION) \
 		-bin bin/release/$(VERSION) -base-url '$(RELEASE_BASE_URL)' -date $$(git log -1 --format=%ct) \
-		-license LICENSE -readme README.md $(PLATFORMS)
+		-license LICENSE -readme README.md -components '$(COMPONENTS)' -component-platforms '$(COMPONENT_PLATFORMS)' $(PLATFORMS)
 	rm -rf bin/release/$(VERSION)
 	@ls -l dist/$(VERSION)
 
 .PHONY: verify-release
-verify-release: ## Check dist/$(VERSION) for PLATFORMS: archive contents, digests against SHA256SUMS and index.json; this machine's crdlab prints VERSION, and boots a lab on an empty home (up -d, kubectl get nodes, down).
+verify-release: ## Check dist/$(VERSION) for PLATFORMS and COMPONENTS: archive contents, digests against SHA256SUMS and index.json; this machine's crdlab prints VERSION, and boots a lab on an empty home (up -d, kubectl get nodes, down); its crdlab-k8s-<minor> print VERSION and their minor.
 	$(GO) run ./lab/internal/release verify -boot -version '$(VERSION)' -out dist/$(VERSION) \
-		-base-url '$(RELEASE_BASE_URL)' -license LICENSE -readme README.md $(PLATFORMS)
+		-base-url '$(RELEASE_BASE_URL)' -license LICENSE -readme README.md \
+		-components '$(COMPONENTS)' -component-platforms '$(COMPONENT_PLATFORMS)' $(PLATFORMS)
 
 .PHONY: release-check
-release-check: ## What make test runs: make release and verify-release for this machine's platform, darwin/arm64 and darwin/amd64.
-	$(MAKE) release PLATFORMS="$(RELEASE_CHECK_PLATFORMS)"
-	$(MAKE) verify-release PLATFORMS="$(RELEASE_CHECK_PLATFORMS)"
+release-check: ## What make test runs: make release and verify-release for this machine's platform, darwin/arm64 and darwin/amd64, with the oldest minor's components for this machine.
+	$(MAKE) release PLATFORMS="$(RELEASE_CHECK_PLATFORMS)" COMPONENTS="$(RELEASE_CHECK_COMPONENTS)" COMPONENT_PLATFORMS="$(RELEASE_CHECK_COMPONENT_PLATFORMS)"
+	$(MAKE) verify-release PLATFORMS="$(RELEASE_CHECK_PLATFORMS)" COMPONENTS="$(RELEASE_CHECK_COMPONENTS)" COMPONENT_PLATFORMS="$(RELEASE_CHECK_COMPONENT_PLATFORMS)"
+
+# The components of every minor of COMPONENTS for macOS: each a cold compile
+# of a Kubernetes for a platform, 7-10 minutes on two cores, which is why
+# make test leaves them to this target and to the release workflow.
+.PHONY: cross-components
+cross-components: ## Build crdlab-k8s-<minor> of each of COMPONENTS for darwin/arm64 and darwin/amd64 (long: a cold compile of Kubernetes each); nothing is kept.
+	@set -e; for arch in arm64 amd64; do for m in $(COMPONENTS); do \
+		echo "== crdlab-k8s-$$m for darwin/$$arch"; \
+		(cd lab/components/$$m && $(RELEASE_ENV) GOOS=darwin GOARCH=$$arch $(GO) build $(RELEASE_BUILD_FLAGS) -o /dev/null .); \
+	done; done
 
 # The darwin builds: crdlab for arm64 and amd64 (with the release's flags,
 # sharing their compiled packages with make release), vetted for arm64, and
@@ -247,11 +274,37 @@ test-timeline: ## The timeline's order under load: delete-pod, scale and cascade
 	CRDLAB_TIMELINE_RUNS=$(or $(RUNS),20) $(GO) test -vet=off -count=1 -v -run '^TestTimelineOrderUnderLoad$$' -timeout 90m ./cmd/crdlab/
 	CRDLAB_TIMELINE_RUNS=$(or $(RUNS),20) $(GO) test -vet=off -count=1 -v -timeout 90m ./scenarios/ -run '^TestScenarios$$' -ginkgo.focus 'on a loaded machine' -ginkgo.v
 
+# The Kubernetes minors make test-kubernetes runs on (make test: the oldest
+# alone, KUBERNETES_OLDEST), each older than the built-in 1.37 from
+# bin/crdlab-k8s-<minor> (make components K8S=<minor>).
+KUBERNETES_TEST_MINORS ?= 1.35 1.36 1.37
+KUBERNETES_OLDEST ?= 1.35
+
+.PHONY: test-kubernetes-seed
+test-kubernetes-seed: build ## On each of KUBERNETES_TEST_MINORS, with its bin/crdlab-k8s-<minor>: the seed walkthrough (up -d --kubernetes, kubectl version, the User CRD, an invalid User refused, delete-pod, the data dir refused by another minor) and a labtest lab on that minor (controller-manager, scheduler, nodes, delete-pod).
+	CRDLAB_TEST_KUBERNETES="$(KUBERNETES_TEST_MINORS)" CRDLAB_COMPONENTS_DIR=$(CURDIR)/bin \
+		$(GO) test -vet=off -count=1 -v -run '^TestSeedWalkthroughOnKubernetes$$' -timeout 30m ./cmd/crdlab/
+	@set -e; for m in $(KUBERNETES_TEST_MINORS); do \
+		echo "== labtest on Kubernetes $$m"; \
+		(cd lab/labtest && CRDLAB_BINARY=$(CURDIR)/$(BIN) CRDLAB_TEST_KUBERNETES=$$m CRDLAB_COMPONENTS_DIR=$(CURDIR)/bin \
+			$(GO) test -count=1 -v -run '^TestKubernetesVersion$$' -timeout 15m .); \
+	done
+
+.PHONY: test-kubernetes
+test-kubernetes: build ## Long: build crdlab-k8s-<minor> of each of KUBERNETES_TEST_MINORS older than 1.37 (a cold build is ~10 min each), then make test-kubernetes-seed and the built-in scenarios through the Go API on each minor (one skipped where spec.minKubernetes says the minor lacks what it needs).
+	@set -e; for m in $(filter-out 1.37,$(KUBERNETES_TEST_MINORS)); do $(MAKE) components K8S=$$m; done
+	$(MAKE) test-kubernetes-seed KUBERNETES_TEST_MINORS="$(KUBERNETES_TEST_MINORS)"
+	@set -e; for m in $(KUBERNETES_TEST_MINORS); do \
+		echo "== the built-in scenarios on Kubernetes $$m"; \
+		CRDLAB_KUBERNETES_VERSION=$$m CRDLAB_COMPONENTS_DIR=$(CURDIR)/bin \
+			$(GO) test -vet=off -count=1 -timeout 30m -run '^TestScenarios$$' ./scenarios/ -ginkgo.focus 'built-in|needs a newer Kubernetes' -ginkgo.v; \
+	done
+
 # The older minors make standalone builds a reference of too, for
 # BenchmarkEnvtest: upstream's own, unpatched cmd/kube-apiserver at the
 # versions of lab/components/<minor>/go.mod, in bin/standalone/<minor> with
 # the same etcd.
-STANDALONE_MINORS ?= 1.35
+STANDALONE_MINORS ?= $(KUBERNETES_OLDEST)
 
 .PHONY: standalone
 standalone: ## Build standalone etcd and kube-apiserver into bin/standalone, and kube-apiserver of each of STANDALONE_MINORS into bin/standalone/<minor>: the benchmarks' reference, what plain envtest runs.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/crdlab/crdlab/lab/internal/proc"
 	"github.com/crdlab/crdlab/lab/internal/writefile"
+	"github.com/crdlab/crdlab/lab/kubeminor"
 	"github.com/crdlab/crdlab/lab/multicall"
 )
 
@@ -46,13 +47,17 @@ func (l *Lab) checkDataDir() error {
 	if err := json.Unmarshal(data, &m); err != nil {
 		return fmt.Errorf("%w: %s: unreadable %s (%w); the folder was left as it is", ErrDataDir, l.opts.DataDir, path, err)
 	}
-	v := multicall.BuildVersions()
+	v := l.versions()
 	if v.Kubernetes == "" || v.Etcd == "" {
 		return nil // a build without module versions (go run): nothing to compare
 	}
 	if minor(m.Kubernetes) != minor(v.Kubernetes) || minor(m.Etcd) != minor(v.Etcd) {
-		return fmt.Errorf("%w: %s holds the data of Kubernetes %s (etcd %s), written by crdlab %s; this crdlab runs Kubernetes %s (etcd %s) and does not start on it; it was left as it is: use the crdlab that wrote it, or another --data-dir",
-			ErrDataDir, l.opts.DataDir, m.Kubernetes, m.Etcd, m.Crdlab, v.Kubernetes, v.Etcd)
+		hint := "use the crdlab that wrote it, or another --data-dir"
+		if other := kubeminor.Of(m.Kubernetes); other != kubeminor.Of(v.Kubernetes) && kubeminor.Patch(other) != "" {
+			hint = "start it with --kubernetes " + other + ", or use another --data-dir"
+		}
+		return fmt.Errorf("%w: %s holds the data of Kubernetes %s (etcd %s), written by crdlab %s; this lab runs Kubernetes %s (etcd %s) and does not start on it; it was left as it is: %s",
+			ErrDataDir, l.opts.DataDir, m.Kubernetes, m.Etcd, m.Crdlab, v.Kubernetes, v.Etcd, hint)
 	}
 	return nil
 }
@@ -66,9 +71,18 @@ func minor(version string) string {
 	return parts[0] + "." + parts[1]
 }
 
+// versions are crdlab's, with the Kubernetes version the lab serves.
+func (l *Lab) versions() multicall.Versions {
+	v := multicall.BuildVersions()
+	if l.kube.comps != nil || v.Kubernetes != "" {
+		v.Kubernetes = l.kube.version
+	}
+	return v
+}
+
 // recordDataDir writes dataDirMeta once the lab is ready on its DataDir.
 func (l *Lab) recordDataDir() error {
-	v := multicall.BuildVersions()
+	v := l.versions()
 	if l.opts.DataDir == "" || v.Kubernetes == "" {
 		return nil
 	}

@@ -25,6 +25,12 @@
 // works for `go test` binaries too: a test binary that imports lab is its
 // own control plane.
 //
+// That is Kubernetes 1.37. Options.KubernetesVersion (or
+// CRDLAB_KUBERNETES_VERSION) chooses 1.36 or 1.35 instead: kube-apiserver,
+// kube-controller-manager, kube-scheduler and kubectl then run from that
+// minor's components executable, crdlab-k8s-<minor>, found as package
+// lab/kubeminor says; etcd is still this program's.
+//
 // To run other binaries instead, set Options.BinaryAssetsDirectory, or the
 // environment variables envtest reads (KUBEBUILDER_ASSETS,
 // TEST_ASSET_ETCD, TEST_ASSET_KUBE_APISERVER).

@@ -66,20 +66,21 @@ func (l *Lab) prepareDirs() error {
 		}
 	}
 	var err error
-	l.bin, err = multicall.Link(l.dir.Path("bin"))
+	l.bin, err = l.kube.link(string(l.dir))
 	return err
 }
 
 // binaries returns the etcd and kube-apiserver to run, and whether they
 // are this program's own (bin, the links Start laid out). Other binaries
 // are found as envtest finds them: Options.BinaryAssetsDirectory, else
-// TEST_ASSET_ETCD and TEST_ASSET_KUBE_APISERVER, else KUBEBUILDER_ASSETS.
+// TEST_ASSET_ETCD and TEST_ASSET_KUBE_APISERVER, else KUBEBUILDER_ASSETS,
+// unless a Kubernetes minor was chosen (Options.KubernetesVersion).
 func (l *Lab) binaries() (etcd, api string, self bool) {
 	if dir := l.opts.BinaryAssetsDirectory; dir != "" {
 		return filepath.Join(dir, multicall.Etcd), filepath.Join(dir, multicall.KubeAPIServer), false
 	}
 	for _, v := range []string{envtestAssets, envtestAssetPrefix + "ETCD", envtestAssetPrefix + "KUBE_APISERVER"} {
-		if os.Getenv(v) != "" {
+		if os.Getenv(v) != "" && !l.kube.chosen {
 			return envtestBinary(multicall.Etcd, "ETCD"), envtestBinary(multicall.KubeAPIServer, "KUBE_APISERVER"), false
 		}
 	}

@@ -40,7 +40,8 @@ type Lab struct {
 	kubeconfig []byte
 	dir        control.Dir
 	ownDir     bool         // a temporary work dir, removed by Stop
-	bin        string       // the links to this executable (multicall.Link)
+	bin        string       // the links to the components (kubernetes.link)
+	kube       kubernetes   // the Kubernetes the lab serves
 	ownDataDir string       // an ephemeral etcd data dir the lab made
 	serving    servingFiles // the components' serving certificate
 	kubelet    *kubelet.Kubelet
@@ -95,6 +96,10 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 	}()
 
 	if err := validComponents(opts.Components); err != nil {
+		return nil, err
+	}
+	var err error
+	if l.kube, err = chooseKubernetes(ctx, opts); err != nil {
 		return nil, err
 	}
 	if err := l.prepareDirs(); err != nil {

@@ -45,6 +45,15 @@ type Options struct {
 	// compiled into it when called by their names (see the package doc).
 	BinaryAssetsDirectory string
 
+	// KubernetesVersion is the Kubernetes minor the lab serves: "1.35",
+	// "1.36" or "1.37" ("v1.36" and the exact patch served, "1.36.5", are
+	// taken too). 1.37 is built into this program; an older minor runs
+	// from its components executable, crdlab-k8s-<minor> (found as
+	// docs/testing-your-operator.md says; etcd is always this program's).
+	// Empty: $CRDLAB_KUBERNETES_VERSION if set, else 1.37. A minor given
+	// here or by that variable wins over KUBEBUILDER_ASSETS.
+	KubernetesVersion string
+
 	// APIServerFlags are added to the kube-apiserver's command line, after
 	// the lab's own, as name=value pairs without the leading dashes; a flag
 	// named here replaces the lab's value for it.

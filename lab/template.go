@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/crdlab/crdlab/lab/internal/kubeversion"
 	"github.com/crdlab/crdlab/lab/multicall"
 )
 
@@ -25,16 +24,14 @@ import (
 // templateFormat changes when what goes into a template changes.
 const templateFormat = "1"
 
-// templateDir is where the template for this binary's Kubernetes version is
-// kept.
-func templateDir() (string, error) {
+// templateDir is where the template for a Kubernetes version ("v1.36.5":
+// the lab's, kubernetes.version) is kept: a template of another Kubernetes
+// version is never used.
+func templateDir(version string) (string, error) {
 	cache, err := os.UserCacheDir()
 	if err != nil {
 		return "", err
 	}
-	// The module's version, or go.mod's where the build has none (a test
-	// binary): a template of another Kubernetes version is never used.
-	version := kubeversion.Module()
 	return filepath.Join(cache, "crdlab", "etcd-bootstrapped-"+version+"-"+templateFormat), nil
 }
 
@@ -43,7 +40,7 @@ func templateDir() (string, error) {
 // lab boots from an empty data dir as envtest would, so a template is only
 // ever an optimisation.
 func (l *Lab) seedEtcd(ctx context.Context, dataDir string) bool {
-	tmpl, err := templateDir()
+	tmpl, err := templateDir(l.kube.version)
 	if err != nil {
 		return false
 	}

@@ -101,6 +101,10 @@ func (r *runner) run(ctx context.Context) *Result {
 			Description: r.s.Spec.Explanation, Namespace: res.Namespace})
 		return res
 	}
+	if old := r.tooOld(ctx); old != "" {
+		res.Status, res.Message = Skipped, old
+		return finish()
+	}
 	if missing := r.missing(ctx); missing != "" {
 		res.Status, res.Message = Skipped, missing
 		return finish()

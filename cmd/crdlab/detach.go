@@ -19,7 +19,7 @@ import (
 // session, with its output in <state-dir>/logs/crdlab.log, and returns once
 // that lab is ready, or with the error it stopped on.
 func runDetached(ctx context.Context, out io.Writer, f *upFlags) error {
-	if err := f.validate(); err != nil {
+	if err := f.validate(ctx); err != nil {
 		return err
 	}
 	sd := f.state()

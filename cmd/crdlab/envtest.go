@@ -10,11 +10,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/crdlab/crdlab/lab/kubeminor"
 	"github.com/crdlab/crdlab/lab/multicall"
 )
 
 func newEnvtestCommand() *cobra.Command {
-	var dir string
+	var dir, kubernetes string
 	cmd := &cobra.Command{
 		Use:   "envtest",
 		Short: "Print a folder of etcd, kube-apiserver and kubectl for envtest (KUBEBUILDER_ASSETS)",
@@ -33,20 +34,39 @@ In a kubebuilder project's Makefile, the test target's line
 
 becomes
 
-  KUBEBUILDER_ASSETS="$(shell crdlab envtest)" go test ...
+  KUBEBUILDER_ASSETS="$(shell crdlab envtest --kubernetes $(ENVTEST_K8S_VERSION))" go test ...
 
-The folder is kept in the user's cache dir, one per crdlab build, and made
-again when missing. etcd and kube-apiserver started from it stop when the
-process that started them dies, even on kill -9 (envtest alone leaves them
-running). The Kubernetes version they serve is the one 'crdlab version'
-prints.`,
+--kubernetes (default: $CRDLAB_KUBERNETES_VERSION, else 1.37) chooses the
+Kubernetes minor: 1.35, 1.36 or 1.37 (v1.36 and the exact patch served,
+1.36.5, are taken too). 1.37 is built into this binary; for an older minor
+kube-apiserver, kube-controller-manager, kube-scheduler and kubectl link to
+its components executable, crdlab-k8s-<minor> (make components
+K8S=<minor>, or the release's download), and etcd to this binary.
+
+The folder is kept in the user's cache dir, one per crdlab build and
+Kubernetes minor, and made again when missing. etcd and kube-apiserver
+started from it stop when the process that started them dies, even on
+kill -9 (envtest alone leaves them running). 'crdlab version' prints the
+Kubernetes versions this crdlab serves.`,
 		Example: `  KUBEBUILDER_ASSETS=$(crdlab envtest) go test ./...
+  KUBEBUILDER_ASSETS=$(crdlab envtest --kubernetes 1.35) go test ./...
   crdlab envtest --dir ./bin/k8s`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			minor, _, err := chooseMinor(kubernetes)
+			if err != nil {
+				return err
+			}
+			comps, err := findComponents(cmd.Context(), minor)
+			if err != nil {
+				return err
+			}
+			version := multicall.BuildVersions().Kubernetes
+			if comps != nil {
+				version = comps.Versions.Kubernetes
+			}
 			if dir == "" {
-				var err error
-				if dir, err = defaultAssetsDir(); err != nil {
+				if dir, err = defaultAssetsDir(version); err != nil {
 					return err
 				}
 			}
@@ -54,7 +74,7 @@ prints.`,
 			if err != nil {
 				return fmt.Errorf("--dir %s: %w", dir, err)
 			}
-			if _, err := multicall.Link(abs); err != nil {
+			if err := linkAssets(abs, comps); err != nil {
 				return fmt.Errorf("--dir %s: %w", dir, err)
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), abs)
@@ -63,14 +83,33 @@ prints.`,
 	}
 	cmd.Flags().StringVar(&dir, "dir", "",
 		"folder to lay the links out in (default: crdlab/envtest/<version> in the user's cache dir, $XDG_CACHE_HOME or ~/.cache)")
+	addKubernetesFlag(cmd, &kubernetes)
 	return cmd
 }
 
-// defaultAssetsDir is the assets folder of this build in the user's cache
-// dir: named by the Kubernetes version and crdlab's version, and by where
-// this executable is, so that two builds of the same version (two
-// checkouts) do not take each other's folder.
-func defaultAssetsDir() (string, error) {
+// linkAssets lays out the assets folder: links to this binary, or for an
+// older minor, etcd to this binary and the others to comps.
+func linkAssets(dir string, comps *kubeminor.Components) error {
+	if comps == nil {
+		_, err := multicall.Link(dir)
+		return err
+	}
+	self, err := os.Executable()
+	if err == nil {
+		self, err = filepath.EvalSymlinks(self)
+	}
+	if err != nil {
+		return fmt.Errorf("unable to find this executable: %w", err)
+	}
+	_, err = kubeminor.Link(dir, self, comps)
+	return err
+}
+
+// defaultAssetsDir is the assets folder of this build for a Kubernetes
+// version ("v1.36.5") in the user's cache dir: named by that version and
+// crdlab's version, and by where this executable is, so that two builds of
+// the same version (two checkouts) do not take each other's folder.
+func defaultAssetsDir(kubernetes string) (string, error) {
 	cache, err := os.UserCacheDir()
 	if err != nil {
 		return "", fmt.Errorf("no user cache dir (%w); give a folder with --dir", err)
@@ -84,7 +123,7 @@ func defaultAssetsDir() (string, error) {
 	}
 	sum := sha256.Sum256([]byte(self))
 	v := multicall.BuildVersions()
-	name := strings.Join([]string{"k8s", strings.TrimPrefix(v.Kubernetes, "v"), "crdlab", strings.Trim(v.Crdlab, "()"), hex.EncodeToString(sum[:4])}, "-")
+	name := strings.Join([]string{"k8s", strings.TrimPrefix(kubernetes, "v"), "crdlab", strings.Trim(v.Crdlab, "()"), hex.EncodeToString(sum[:4])}, "-")
 	name = strings.Map(func(r rune) rune {
 		switch {
 		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':

@@ -3,10 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/crdlab/crdlab/lab/kubeminor"
 	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/lab/multicall"
 )
@@ -17,7 +20,11 @@ func newKubectlCommand(g *globalFlags) *cobra.Command {
 		Short: "Run kubectl (compiled in) against the running lab",
 		Long: `Run the real kubectl, compiled into crdlab, with the lab's admin kubeconfig,
 so nothing else needs to be installed. Every argument is passed to kubectl
-as is; give --kubeconfig yourself to point it elsewhere.`,
+as is; give --kubeconfig yourself to point it elsewhere.
+
+Against a lab on an older Kubernetes minor ('crdlab up --kubernetes 1.35'),
+it runs that minor's kubectl, from the components executable the lab
+runs, so that client and server are of the same minor.`,
 		Example: `  crdlab kubectl get namespaces
   crdlab kubectl api-resources
   crdlab kubectl apply -f fixtures/user-admin.yaml`,
@@ -27,19 +34,49 @@ as is; give --kubeconfig yourself to point it elsewhere.`,
 				return cmd.Help()
 			}
 			args = takeStateDir(args, g)
-			if !hasFlag(args, "kubeconfig") {
-				sd := g.state()
-				if _, err := sd.Status(); err != nil {
-					if errors.Is(err, control.ErrNotRunning) {
-						return fmt.Errorf("%w; start one with 'crdlab up -d'", err)
-					}
-					return err
-				}
-				args = append([]string{"--kubeconfig", sd.Kubeconfig()}, args...)
+			if hasFlag(args, "kubeconfig") {
+				return exitCode(multicall.RunKubectl(args))
 			}
-			return exitCode(multicall.RunKubectl(args))
+			sd := g.state()
+			st, err := sd.Status()
+			if err != nil {
+				if errors.Is(err, control.ErrNotRunning) {
+					return fmt.Errorf("%w; start one with 'crdlab up -d'", err)
+				}
+				return err
+			}
+			args = append([]string{"--kubeconfig", sd.Kubeconfig()}, args...)
+			minor := kubeminor.Of(st.Kubernetes)
+			if minor == "" || minor == kubeminor.BuiltIn {
+				return exitCode(multicall.RunKubectl(args))
+			}
+			comps, err := findComponents(cmd.Context(), minor)
+			if err != nil {
+				if kubeminor.WithinSkew(minor, kubeminor.BuiltIn) {
+					return exitCode(multicall.RunKubectl(args)) // one minor apart: kubectl's own skew
+				}
+				return fmt.Errorf("the lab serves Kubernetes %s, more than one minor from crdlab's kubectl (%s): %w",
+					st.Kubernetes, multicall.BuildVersions().Kubernetes, err)
+			}
+			return runComponentsKubectl(comps.Path, args)
 		},
 	}
+}
+
+// runComponentsKubectl runs the kubectl of a components executable (path),
+// with args, and returns its exit code.
+func runComponentsKubectl(path string, args []string) error {
+	c := exec.Command(path, args...)
+	c.Args[0] = multicall.Kubectl // dispatched by the name it runs under
+	c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, os.Stderr
+	err := c.Run()
+	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+		return exitCode(ee.ExitCode())
+	}
+	if err != nil {
+		return fmt.Errorf("kubectl of %s: %w", path, err)
+	}
+	return nil
 }
 
 // takeStateDir removes crdlab's --state-dir from args, which cobra passes on

@@ -18,7 +18,8 @@ func newStatusCommand(g *globalFlags) *cobra.Command {
 		Use:   "status",
 		Short: "Say whether a lab runs on the state dir, and where",
 		Long: `Say whether a lab runs on the state dir and, if one does, its process,
-endpoint, kubeconfig, data dir and uptime, each supervised process (etcd,
+endpoint, kubeconfig, the Kubernetes version it serves ('crdlab up
+--kubernetes'), data dir and uptime, each supervised process (etcd,
 kube-apiserver, kube-controller-manager, kube-scheduler) with its restarts,
 and the processes' memory. The first line is "running", or "degraded" while
 a process that crashed is being restarted (or when the lab lost data it
@@ -44,6 +45,9 @@ cannot get back). Exits 0 when a lab runs, 3 when none does.`,
 				fmt.Fprint(out, l.Msgf("  problem:    %s\n", p))
 			}
 			fmt.Fprint(out, l.Msgf("  pid:        %d\n  endpoint:   %s\n  kubeconfig: %s\n", st.PID, st.Endpoint, st.Kubeconfig))
+			if st.Kubernetes != "" {
+				fmt.Fprint(out, l.Msgf("  kubernetes: %s\n", st.Kubernetes))
+			}
 			if st.DataDir != "" {
 				fmt.Fprint(out, l.Msgf("  data dir:   %s\n", st.DataDir))
 			}

@@ -38,6 +38,8 @@ type upFlags struct {
 	uiPort      int
 	noUI        bool
 	owners      []int
+	kubernetes  string
+	minor       string // of --kubernetes or its variable (validate)
 }
 
 func newUpCommand(g *globalFlags) *cobra.Command {
@@ -86,6 +88,13 @@ leaves it running in the background; 'crdlab down' stops it.
 etcd's data is removed when the lab stops, unless --data-dir names a
 folder to keep it in: a lab started again on it has every object it had.
 
+--kubernetes 1.35 or 1.36 (or $CRDLAB_KUBERNETES_VERSION) serves an older
+Kubernetes minor: its kube-apiserver, kube-controller-manager,
+kube-scheduler and kubectl run from crdlab-k8s-<minor> (make components
+K8S=<minor>, or the release's download), found next to crdlab or in
+$CRDLAB_COMPONENTS_DIR; etcd is crdlab's own. 1.37 is built in. A data dir
+keeps the minor that wrote it; 'crdlab status' says which one runs.
+
 --lang zh (or a Chinese locale: LANG=zh_CN.UTF-8) makes the lab speak
 Chinese: what up prints, the timeline's actors (with a gloss), the web
 UI's default language (a switch in the page changes it), and the
@@ -93,6 +102,7 @@ scenarios run against it, unless their own --lang or locale says
 otherwise. docs/zh is the guide in Chinese.`,
 		Example: `  crdlab up
   crdlab up -d && export KUBECONFIG=~/.crdlab/kubeconfig
+  crdlab up -d --kubernetes 1.35
   crdlab up --data-dir ~/.crdlab-data --port 6443`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -119,6 +129,7 @@ otherwise. docs/zh is the guide in Chinese.`,
 	cmd.Flags().IntVar(&f.webhookPort, "webhook-port", 0, "port on 127.0.0.1 your webhook server listens on (default: a free port)")
 	cmd.Flags().IntVar(&f.uiPort, "ui-port", 0, "port on 127.0.0.1 of the web UI (default: a free port)")
 	cmd.Flags().BoolVar(&f.noUI, "no-ui", false, "do not serve the web UI")
+	addKubernetesFlag(cmd, &f.kubernetes)
 	cmd.Flags().DurationVar(&f.podDelay, "pod-start-delay", 0, "how long a Pod bound to a simulated node takes to become Running")
 	// For lab/labtest: the lab stops when the test binary or 'go test' ends.
 	g.addLangFlag(cmd, false)
@@ -127,8 +138,20 @@ otherwise. docs/zh is the guide in Chinese.`,
 	return cmd
 }
 
-// validate checks flag values before anything starts.
-func (f *upFlags) validate() error {
+// validate checks flag values before anything starts, and that the
+// components of the Kubernetes minor asked for are there.
+func (f *upFlags) validate(ctx context.Context) error {
+	minor, chosen, err := chooseMinor(f.kubernetes)
+	if err != nil {
+		return err
+	}
+	f.minor = minor
+	if chosen && f.assetsDir != "" {
+		return fmt.Errorf("--binary-assets-dir %s and --kubernetes %s: give one or the other (the binaries there serve a Kubernetes of their own)", f.assetsDir, minor)
+	}
+	if _, err := findComponents(ctx, minor); err != nil {
+		return err
+	}
 	if err := f.state().CheckPathLength(); err != nil {
 		return fmt.Errorf("--state-dir: %w", err)
 	}
@@ -185,7 +208,7 @@ func (f *upFlags) labComponents() ([]string, error) {
 
 // runUp runs a lab in this process until ctx is done.
 func runUp(ctx context.Context, out, errOut io.Writer, f *upFlags) error {
-	if err := f.validate(); err != nil {
+	if err := f.validate(ctx); err != nil {
 		return err
 	}
 	components, _ := f.labComponents() // checked by validate
@@ -206,6 +229,7 @@ func runUp(ctx context.Context, out, errOut io.Writer, f *upFlags) error {
 			DataDir:               f.dataDir,
 			Port:                  f.port,
 			BinaryAssetsDirectory: f.assetsDir,
+			KubernetesVersion:     f.kubernetes,
 			StartTimeout:          f.timeout,
 			Components:            components,
 			Nodes:                 f.nodes,

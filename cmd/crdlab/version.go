@@ -1,10 +1,16 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/crdlab/crdlab/lab/kubeminor"
 	"github.com/crdlab/crdlab/lab/multicall"
 )
 
@@ -12,12 +18,47 @@ func newVersionCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the versions of crdlab and of the components built into it",
-		Args:  cobra.NoArgs,
+		Long: `Print the versions of crdlab and of the components built into it
+(Kubernetes 1.37, etcd), then each Kubernetes minor crdlab serves:
+built in, or the components executable found for it (crdlab-k8s-<minor>,
+in $CRDLAB_COMPONENTS_DIR, next to crdlab, or in the user cache) and the
+version it serves, or where it was looked for.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			v := multicall.BuildVersions()
-			fmt.Fprintf(cmd.OutOrStdout(), "crdlab:             %s\nkubernetes:         %s\netcd:               %s\ncontroller-runtime: %s\ngo:                 %s\n",
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "crdlab:             %s\nkubernetes:         %s\netcd:               %s\ncontroller-runtime: %s\ngo:                 %s\n",
 				v.Crdlab, v.Kubernetes, v.Etcd, v.ControllerRuntime, v.Go)
+			printMinors(cmd.Context(), out, v)
 			return nil
 		},
+	}
+}
+
+// printMinors lists each supported minor: built in, found (where, and the
+// version it serves) or not found (where crdlab looked).
+func printMinors(ctx context.Context, out io.Writer, v multicall.Versions) {
+	fmt.Fprintln(out, "kubernetes minors:")
+	w := kubeminor.Here(v.Crdlab)
+	w.NoDownload = true
+	for _, minor := range kubeminor.Supported() {
+		if minor == kubeminor.BuiltIn {
+			fmt.Fprintf(out, "  %s  %s, built in\n", minor, v.Kubernetes)
+			continue
+		}
+		c, err := kubeminor.Find(ctx, minor, w)
+		switch {
+		case err == nil:
+			fmt.Fprintf(out, "  %s  %s, %s\n", minor, c.Versions.Kubernetes, c.Path)
+		case errors.Is(err, kubeminor.ErrNotFound):
+			paths, _ := w.Candidates(minor)
+			where := make([]string, len(paths))
+			for i, p := range paths {
+				where[i] = filepath.Dir(p)
+			}
+			fmt.Fprintf(out, "  %s  not found (looked in %s; make components K8S=%s)\n", minor, strings.Join(where, ", "), minor)
+		default:
+			fmt.Fprintf(out, "  %s  unusable: %v\n", minor, err)
+		}
 	}
 }

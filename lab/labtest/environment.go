@@ -100,6 +100,14 @@ type Environment struct {
 	// empty: none, an apiserver alone as in envtest).
 	WithComponents []string
 
+	// KubernetesVersion is the Kubernetes minor a lab of its own serves:
+	// "1.35", "1.36" or "1.37" ('crdlab up --kubernetes'; an older minor
+	// runs from its components executable, crdlab-k8s-<minor>, which
+	// crdlab finds next to itself or downloads). Empty:
+	// $CRDLAB_KUBERNETES_VERSION if set, else 1.37. An attached lab or an
+	// existing cluster serves what it serves.
+	KubernetesVersion string
+
 	// Samples also installs crdlab's sample CRDs and runs its sample
 	// operators in a lab of its own.
 	Samples bool
@@ -274,6 +282,9 @@ func (e *Environment) startChild(ctx context.Context, crds []crd) error {
 	}
 	if p := e.WebhookInstallOptions.LocalServingPort; p != 0 && (len(e.WebhookInstallOptions.Paths) > 0 || len(files) > 0) {
 		args = append(args, "--webhook-port", strconv.Itoa(p))
+	}
+	if e.KubernetesVersion != "" {
+		args = append(args, "--kubernetes", e.KubernetesVersion)
 	}
 	args = append(args, e.Args...)
 

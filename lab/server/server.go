@@ -205,6 +205,7 @@ func start(ctx context.Context, d control.Dir, opts Options, started time.Time) 
 		ReadyAt:    time.Now(),
 		Webhooks:   s.lab.Webhooks(),
 		Lang:       string(opts.Lang),
+		Kubernetes: serverVersion(s.lab.RESTConfig()),
 	}
 	if s.ui != nil {
 		st.UI = s.ui.Address()

@@ -391,6 +391,9 @@ func (s *Scenario) check(root *yaml.Node) []Problem {
 	if s.Spec.Title == "" {
 		add(lineAt(root, "spec"), "spec.title is required")
 	}
+	if m := s.Spec.MinKubernetes; m != "" && !minorRE.MatchString(m) {
+		add(lineAt(root, "spec", "minKubernetes"), "spec.minKubernetes %q: want a Kubernetes minor, as 1.36", m)
+	}
 	for _, r := range s.Spec.Requires {
 		switch r {
 		case NeedsControllerManager, NeedsScheduler, NeedsNodes, NeedsOperators, NeedsAggregatedAPI:
@@ -669,3 +672,6 @@ func (t *Task) check(readFile func(string) ([]byte, error)) []string {
 	}
 	return out
 }
+
+// minorRE is a Kubernetes minor as spec.minKubernetes takes it.
+var minorRE = regexp.MustCompile(`^1\.(0|[1-9]\d*)$`)

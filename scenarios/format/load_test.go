@@ -47,6 +47,7 @@ func TestLoadProblems(t *testing.T) {
 		{"empty", "", "empty file"},
 		{"negative duration", head + "  - wait: -1s\n", `bad duration "-1s"`},
 		{"code", head + "  - expectError: {delete: {apiVersion: v1, kind: Pod, name: a}, code: 200}\n", "want an HTTP error status"},
+		{"minKubernetes not a minor", strings.Replace(head, "  title: t\n", "  title: t\n  minKubernetes: v1.36.5\n", 1) + "  - wait: 1s\n", `:6: spec.minKubernetes "v1.36.5": want a Kubernetes minor, as 1.36`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse("f.yaml", []byte(tc.yaml), func(string) ([]byte, error) { return nil, os.ErrNotExist })

@@ -40,13 +40,14 @@ type Metadata struct {
 
 // Spec is what a scenario shows, and its steps.
 type Spec struct {
-	Title       string   `json:"title" yaml:"title" doc:"One line: what the user will see."`
-	Concept     string   `json:"concept,omitempty" yaml:"concept,omitempty" doc:"The concept of the seed text the scenario shows (for example: 控制器 / reconcile loop)."`
-	Explanation string   `json:"explanation,omitempty" yaml:"explanation,omitempty" doc:"Printed at the end: what happened and why."`
-	Requires    []string `json:"requires,omitempty" yaml:"requires,omitempty" doc:"What the cluster must run: controller-manager, scheduler, nodes, operators, aggregated-api. Checked against a lab; against another cluster, lab actions are skipped with a note." enum:"controller-manager,scheduler,nodes,operators,aggregated-api"`
-	Timeout     Duration `json:"timeout,omitempty" yaml:"timeout,omitempty" doc:"Default timeout of expect steps (a Go duration: 30s, 1m30s). Default 30s."`
-	Steps       []Step   `json:"steps" yaml:"steps" doc:"The steps, run in order; the first failure ends the scenario."`
-	ZH          *SpecZH  `json:"zh,omitempty" yaml:"zh,omitempty" doc:"The spec's text in Chinese (crdlab --lang zh): title, concept, explanation. A field left out is shown in English."`
+	Title         string   `json:"title" yaml:"title" doc:"One line: what the user will see."`
+	Concept       string   `json:"concept,omitempty" yaml:"concept,omitempty" doc:"The concept of the seed text the scenario shows (for example: 控制器 / reconcile loop)."`
+	Explanation   string   `json:"explanation,omitempty" yaml:"explanation,omitempty" doc:"Printed at the end: what happened and why."`
+	Requires      []string `json:"requires,omitempty" yaml:"requires,omitempty" doc:"What the cluster must run: controller-manager, scheduler, nodes, operators, aggregated-api. Checked against a lab; against another cluster, lab actions are skipped with a note." enum:"controller-manager,scheduler,nodes,operators,aggregated-api"`
+	MinKubernetes string   `json:"minKubernetes,omitempty" yaml:"minKubernetes,omitempty" doc:"The oldest Kubernetes minor the scenario runs on (1.36), when it needs an API or a feature older minors lack. On an apiserver of an older minor (its /version: crdlab up --kubernetes 1.35) the scenario is skipped with that reason, not failed."`
+	Timeout       Duration `json:"timeout,omitempty" yaml:"timeout,omitempty" doc:"Default timeout of expect steps (a Go duration: 30s, 1m30s). Default 30s."`
+	Steps         []Step   `json:"steps" yaml:"steps" doc:"The steps, run in order; the first failure ends the scenario."`
+	ZH            *SpecZH  `json:"zh,omitempty" yaml:"zh,omitempty" doc:"The spec's text in Chinese (crdlab --lang zh): title, concept, explanation. A field left out is shown in English."`
 }
 
 // SpecZH is a spec's text in Chinese: the fields a learner reads, with the

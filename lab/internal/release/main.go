@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -37,6 +38,8 @@ func run(ctx context.Context, args []string) error {
 	fs.StringVar(&opts.License, "license", "LICENSE", "the file packaged as LICENSE")
 	fs.StringVar(&opts.Readme, "readme", "README.md", "the file packaged as README.md")
 	fs.StringVar(&opts.BinDir, "bin", "", "package: the binaries, <bin>/<os>-<arch>/crdlab")
+	components := fs.String("components", "", "the Kubernetes minors whose components executables are released too, as \"1.35 1.36\": <bin>/<os>-<arch>/crdlab-k8s-<minor>")
+	componentPlatforms := fs.String("component-platforms", "", "the platforms of the components archives, as \"linux/amd64 darwin/arm64\" (default: those of crdlab's)")
 	date := fs.String("date", "0", "package: the archive entries' time, in seconds since 1970 (make release: the commit's)")
 	runIt := fs.Bool("run", true, "verify: run the crdlab of this machine's platform")
 	fs.BoolVar(&opts.Boot, "boot", false, "verify: the crdlab of this machine's platform boots a lab (up -d, kubectl get nodes, down) on an empty home")
@@ -51,11 +54,20 @@ func run(ctx context.Context, args []string) error {
 		return err
 	}
 	opts.Platforms = platforms
+	if opts.Components, err = ParseMinors(*components); err != nil {
+		return fmt.Errorf("-components: %w", err)
+	}
+	opts.ComponentPlatforms = platforms
+	if len(opts.Components) > 0 && strings.TrimSpace(*componentPlatforms) != "" {
+		if opts.ComponentPlatforms, err = ParsePlatforms(strings.Fields(*componentPlatforms)); err != nil {
+			return fmt.Errorf("-component-platforms: %w", err)
+		}
+	}
 	if cmd == "verify" {
 		if err := Verify(ctx, opts, *runIt); err != nil {
 			return fmt.Errorf("release %s in %s: %w", opts.Version, opts.Dir, err)
 		}
-		fmt.Printf("release %s in %s: %d archives, SHA256SUMS and index.json check out\n", opts.Version, opts.Dir, len(platforms))
+		fmt.Printf("release %s in %s: %d archives, SHA256SUMS and index.json check out\n", opts.Version, opts.Dir, len(platforms)+len(componentsArchives(opts)))
 		return nil
 	}
 	secs, err := strconv.ParseInt(*date, 10, 64)

@@ -28,6 +28,11 @@ type Options struct {
 	Readme  string
 	// Platforms are the release's targets, each an archive.
 	Platforms []Platform
+	// Components are the Kubernetes minors ("1.36") whose components
+	// executables, <BinDir>/<os>-<arch>/crdlab-k8s-<minor>, are released
+	// too, each in an archive of its own for each of ComponentPlatforms.
+	Components         []string
+	ComponentPlatforms []Platform
 	// ModTime is every archive entry's modification time (package only).
 	ModTime time.Time
 	// Boot (verify only, with run): the crdlab of this machine's platform
@@ -37,7 +42,8 @@ type Options struct {
 }
 
 // Package writes the release of opts into opts.Dir, which must not exist
-// yet: an archive per platform, SHA256SUMS and index.json.
+// yet: an archive per platform, one per components minor and platform,
+// SHA256SUMS and index.json.
 func Package(opts Options) error {
 	if err := os.MkdirAll(filepath.Dir(opts.Dir), 0o755); err != nil {
 		return err
@@ -65,10 +71,33 @@ func Package(opts Options) error {
 		sums[name] = sum
 		assets[name] = Asset{OS: p.OS, Arch: p.Arch, SHA256: sum, URL: AssetURL(opts.BaseURL, opts.Version, name)}
 	}
+	components := map[string]Asset{}
+	for name, c := range componentsArchives(opts) {
+		path := filepath.Join(opts.Dir, name)
+		bin := ComponentsBinary(c.minor)
+		members := []member{
+			{name: bin, mode: 0o755, from: filepath.Join(opts.BinDir, c.platform.OS+"-"+c.platform.Arch, bin)},
+			{name: "LICENSE", mode: 0o644, from: opts.License},
+			{name: "README.md", mode: 0o644, from: opts.Readme},
+		}
+		if err := writeArchive(path, members, opts.ModTime); err != nil {
+			return fmt.Errorf("archive of Kubernetes %s for %s: %w", c.minor, c.platform, err)
+		}
+		sum, err := fileSHA256(path)
+		if err != nil {
+			return err
+		}
+		sums[name] = sum
+		components[name] = Asset{Kubernetes: c.minor, OS: c.platform.OS, Arch: c.platform.Arch, SHA256: sum, URL: AssetURL(opts.BaseURL, opts.Version, name)}
+	}
 	if err := os.WriteFile(filepath.Join(opts.Dir, SumsFile), formatSums(sums), 0o644); err != nil {
 		return err
 	}
-	index, err := json.MarshalIndent(Index{Releases: map[string]map[string]Asset{opts.Version: assets}}, "", "  ")
+	idx := Index{Releases: map[string]map[string]Asset{opts.Version: assets}}
+	if len(components) > 0 {
+		idx.Components = map[string]map[string]Asset{opts.Version: components}
+	}
+	index, err := json.MarshalIndent(idx, "", "  ")
 	if err != nil {
 		return err
 	}

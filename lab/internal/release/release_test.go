@@ -26,8 +26,9 @@ var host = Platform{OS: runtime.GOOS, Arch: runtime.GOARCH}
 // testRelease packages a release of fake binaries for this machine's
 // platform and darwin/arm64 (or linux/amd64 on a Mac) into a temporary
 // folder. The host's crdlab is a shell script that prints printed as its
-// version, as "crdlab version" does.
-func testRelease(t *testing.T, printed string) Options {
+// version, as "crdlab version" does. Each of with changes the options
+// (and writes more binaries) before Package.
+func testRelease(t *testing.T, printed string, with ...func(*Options)) Options {
 	t.Helper()
 	tmp := t.TempDir()
 	other := Platform{OS: "darwin", Arch: "arm64"}
@@ -49,6 +50,9 @@ func testRelease(t *testing.T, printed string) Options {
 	write(t, filepath.Join(opts.BinDir, host.OS+"-"+host.Arch, "crdlab"),
 		"#!/bin/sh\n[ \"$1\" = version ] || exit 2\necho 'crdlab:             "+printed+"'\necho 'kubernetes:         v1.37.2'\n", 0o700)
 	write(t, filepath.Join(opts.BinDir, other.OS+"-"+other.Arch, "crdlab"), "not for this machine", 0o600)
+	for _, w := range with {
+		w(&opts)
+	}
 	if err := Package(opts); err != nil {
 		t.Fatalf("Package: %v", err)
 	}

@@ -4,18 +4,23 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
 // runRelease writes binary (archive name's crdlab) to a temporary folder,
 // runs "crdlab version" and checks that it prints version as crdlab's; with
 // boot, it then boots a lab with it, as a new user would on a machine that
-// never had crdlab (see boot).
-func runRelease(ctx context.Context, name string, binary []byte, version string, bootIt bool) error {
+// never had crdlab (see boot), and one on each minor of components (the
+// crdlab-k8s-<minor> executables, written next to crdlab as one unpacks
+// their archives).
+func runRelease(ctx context.Context, name string, binary []byte, components map[string][]byte, version string, bootIt bool) error {
 	dir, err := os.MkdirTemp("", "crdlab-release-")
 	if err != nil {
 		return err
@@ -35,20 +40,30 @@ func runRelease(ctx context.Context, name string, binary []byte, version string,
 	if !bootIt {
 		return nil
 	}
-	if err := boot(ctx, dir, bin); err != nil {
+	if err := boot(ctx, dir, bin, ""); err != nil {
 		return fmt.Errorf("%w: the crdlab of %s: %w", ErrBoot, name, err)
+	}
+	for _, minor := range slices.Sorted(maps.Keys(components)) {
+		if err := os.WriteFile(filepath.Join(dir, ComponentsBinary(minor)), components[minor], 0o755); err != nil {
+			return err
+		}
+		if err := boot(ctx, dir, bin, minor); err != nil {
+			return fmt.Errorf("%w: the crdlab of %s with %s next to it: %w", ErrBoot, name, ComponentsBinary(minor), err)
+		}
 	}
 	return nil
 }
 
-// boot runs "crdlab up -d", "kubectl get nodes" on the lab's kubeconfig
-// and "crdlab down", with a HOME and a user cache dir of their own, empty,
-// and no CRDLAB_* variable: nothing of this machine's builds or labs is
-// reachable. kubectl is the one on PATH (make test-deps installs Debian's),
-// else the archive's own "crdlab kubectl".
-func boot(ctx context.Context, dir, bin string) (err error) {
-	home := filepath.Join(dir, "home")
-	if err := os.Mkdir(home, 0o700); err != nil {
+// boot runs "crdlab up -d" (with minor, "--kubernetes minor"), "kubectl
+// get nodes" on the lab's kubeconfig (with minor, "kubectl version" too,
+// which must say the server is of minor) and "crdlab down", with a HOME
+// and a user cache dir of their own, empty, and no CRDLAB_* variable:
+// nothing of this machine's builds or labs is reachable. kubectl is the
+// one on PATH (make test-deps installs Debian's), else the archive's own
+// "crdlab kubectl".
+func boot(ctx context.Context, dir, bin, minor string) (err error) {
+	home, err := os.MkdirTemp(dir, "home-")
+	if err != nil {
 		return err
 	}
 	var env []string
@@ -72,7 +87,11 @@ func boot(ctx context.Context, dir, bin string) (err error) {
 		return out.String(), nil
 	}
 	state := filepath.Join(home, ".crdlab")
-	if _, err := run(bin, "up", "-d", "--state-dir", state); err != nil {
+	up := []string{"up", "-d", "--state-dir", state}
+	if minor != "" {
+		up = append(up, "--kubernetes", minor)
+	}
+	if _, err := run(bin, up...); err != nil {
 		return err
 	}
 	defer func() {
@@ -80,20 +99,54 @@ func boot(ctx context.Context, dir, bin string) (err error) {
 			err = downErr
 		}
 	}()
-	kubectl := []string{"--kubeconfig", filepath.Join(state, "kubeconfig"), "get", "nodes", "--no-headers"}
-	name, lookErr := exec.LookPath("kubectl")
-	if lookErr != nil {
-		name, kubectl = bin, append([]string{"kubectl"}, kubectl...)
+	kubeconfig := filepath.Join(state, "kubeconfig")
+	kubectl := func(args ...string) (string, error) {
+		args = append([]string{"--kubeconfig", kubeconfig}, args...)
+		if name, err := exec.LookPath("kubectl"); err == nil {
+			return run(name, args...)
+		}
+		return run(bin, append([]string{"kubectl"}, args...)...)
 	}
-	out, err := run(name, kubectl...)
+	out, err := kubectl("get", "nodes", "--no-headers")
 	if err != nil {
 		return err
 	}
 	if ready := strings.Count(out, " Ready "); ready == 0 {
 		return fmt.Errorf("kubectl get nodes shows no Ready node:\n%s", out)
 	}
-	fmt.Printf("%s: crdlab up -d, kubectl get nodes (%d Ready), crdlab down: ok\n", filepath.Base(bin), strings.Count(out, " Ready "))
+	server := ","
+	if minor != "" {
+		if server, err = serverVersion(kubectl); err != nil {
+			return err
+		}
+		if !strings.HasPrefix(server, "v"+minor+".") {
+			return fmt.Errorf("crdlab up --kubernetes %s: kubectl version says the server is %s", minor, server)
+		}
+		server = " --kubernetes " + minor + ", kubectl version: " + server + ","
+	}
+	fmt.Printf("%s: crdlab up -d%s kubectl get nodes (%d Ready), crdlab down: ok\n", filepath.Base(bin), server, strings.Count(out, " Ready "))
 	return nil
+}
+
+// serverVersion is the server's gitVersion in "kubectl version -o json".
+func serverVersion(kubectl func(args ...string) (string, error)) (string, error) {
+	out, err := kubectl("version", "-o", "json")
+	if err != nil {
+		return "", err
+	}
+	var v struct {
+		ServerVersion struct {
+			GitVersion string `json:"gitVersion"`
+		} `json:"serverVersion"`
+	}
+	// A version skew warning (stderr, in out too) may come first.
+	if err := json.NewDecoder(strings.NewReader(out[max(strings.Index(out, "{"), 0):])).Decode(&v); err != nil {
+		return "", fmt.Errorf("kubectl version -o json: %w:\n%s", err, out)
+	}
+	if v.ServerVersion.GitVersion == "" {
+		return "", fmt.Errorf("kubectl version -o json printed no server version:\n%s", out)
+	}
+	return v.ServerVersion.GitVersion, nil
 }
 
 // printedVersion is crdlab's version in the output of "crdlab version",

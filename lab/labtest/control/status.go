@@ -31,6 +31,10 @@ type Status struct {
 	// --lang', or its locale): "en" or "zh"; its web UI opens in it, and a
 	// scenario run against it speaks it unless told otherwise. Empty: en.
 	Lang string `json:"lang,omitempty"`
+	// Kubernetes is the version the lab's kube-apiserver serves, as its
+	// /version says ("v1.36.5"); 'crdlab up --kubernetes' chooses the
+	// minor. Empty: a lab of an older crdlab.
+	Kubernetes string `json:"kubernetes,omitempty"`
 	Health
 }
 

@@ -18,7 +18,15 @@
 // only once complete, so a failed check, a cut download or a missing
 // platform leaves nothing in the cache.
 //
+// DownloadComponents gets the same way, for a release build of crdlab, the
+// components executable crdlab-k8s-<minor> of a Kubernetes minor crdlab
+// does not link: the archive the index's "components" names for that minor
+// and platform, checked by SHA-256 and put in
+// <cache>/components/<version>/crdlab-k8s-<minor>, under a lock of its
+// own.
+//
 // Errors are one line that says what to do, and wrap a sentinel error
 // (ErrNotFound, ErrUnreachable, ErrUnknownVersion, ErrNoPlatform,
-// ErrDigest, ErrNoVersion) for callers that branch on them.
+// ErrDigest, ErrNoVersion, ErrNoComponents) for callers that branch on
+// them.
 package install

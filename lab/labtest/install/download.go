@@ -52,56 +52,75 @@ func (s settings) download(ctx context.Context, goos, goarch string) (string, er
 // fetch downloads, checks and unpacks the release into dir, leaving
 // nothing behind when it fails.
 func (s settings) fetch(ctx context.Context, versionDir, dir, goos, goarch string) error {
-	base := strings.TrimSuffix(s.base, "/") + "/" + s.version + "/"
-	data, err := s.get(ctx, base+"index.json")
+	pick := func(idx Index) (string, Archive, error) { return idx.archive(s.version, goos, goarch) }
+	what := fmt.Sprintf("crdlab %s for %s/%s", s.version, goos, goarch)
+	tmp, err := s.fetchArchive(ctx, versionDir, what, "crdlab", pick)
 	if err != nil {
 		return err
-	}
-	idx, err := parseIndex(data)
-	if err != nil {
-		return fmt.Errorf("%w: %sindex.json: %w", ErrBadRelease, base, err)
-	}
-	name, want, err := idx.archive(s.version, goos, goarch)
-	if err != nil {
-		return fmt.Errorf("%sindex.json: %w", base, err)
-	}
-	if name == "" || strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
-		return fmt.Errorf("%w: %sindex.json names the archive %q, not a file name", ErrBadRelease, base, name)
-	}
-	fmt.Fprintf(s.log, "downloading crdlab %s for %s/%s from %s\n", s.version, goos, goarch, base+name)
-
-	archive, err := os.CreateTemp(versionDir, ".download-*")
-	if err != nil {
-		return fmt.Errorf("unable to download crdlab into %s: %w", versionDir, err)
-	}
-	defer os.Remove(archive.Name())
-	defer archive.Close()
-	got, err := s.save(ctx, base+name, archive)
-	if err != nil {
-		return err
-	}
-	if !strings.EqualFold(got, want.SHA256) {
-		return fmt.Errorf("%w: %s has SHA-256 %s, but its index says %s: the archive was changed or cut; nothing was unpacked",
-			ErrDigest, base+name, got, want.SHA256)
-	}
-	tmp, err := os.MkdirTemp(versionDir, ".unpack-*")
-	if err != nil {
-		return fmt.Errorf("unable to unpack crdlab into %s: %w", versionDir, err)
 	}
 	defer os.RemoveAll(tmp) // gone once renamed
-	if _, err := archive.Seek(0, io.SeekStart); err != nil {
-		return fmt.Errorf("unable to read back %s: %w", archive.Name(), err)
-	}
-	if err := unpack(archive, tmp); err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrBadRelease, base+name, err)
-	}
-	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp's is 0700
+	// MkdirTemp's mode is 0700.
+	if err := os.Chmod(tmp, 0o755); err != nil {
 		return fmt.Errorf("unable to unpack crdlab into %s: %w", tmp, err)
 	}
 	if err := os.Rename(tmp, dir); err != nil {
 		return fmt.Errorf("unable to put crdlab in %s: %w", dir, err)
 	}
 	return nil
+}
+
+// fetchArchive reads the release's index, downloads the archive pick
+// chooses (into parent, a temporary file), checks its SHA-256 against the
+// index and unpacks it into a new temporary folder in parent, which it
+// returns for the caller to put in place and remove. what names the
+// archive in the log; binary is the executable the archive must hold.
+// Nothing is left in parent when it fails.
+func (s settings) fetchArchive(ctx context.Context, parent, what, binary string, pick func(Index) (string, Archive, error)) (string, error) {
+	base := strings.TrimSuffix(s.base, "/") + "/" + s.version + "/"
+	data, err := s.get(ctx, base+"index.json")
+	if err != nil {
+		return "", err
+	}
+	idx, err := parseIndex(data)
+	if err != nil {
+		return "", fmt.Errorf("%w: %sindex.json: %w", ErrBadRelease, base, err)
+	}
+	name, want, err := pick(idx)
+	if err != nil {
+		return "", fmt.Errorf("%sindex.json: %w", base, err)
+	}
+	if name == "" || strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
+		return "", fmt.Errorf("%w: %sindex.json names the archive %q, not a file name", ErrBadRelease, base, name)
+	}
+	fmt.Fprintf(s.log, "downloading %s from %s\n", what, base+name)
+
+	archive, err := os.CreateTemp(parent, ".download-*")
+	if err != nil {
+		return "", fmt.Errorf("unable to download %s into %s: %w", binary, parent, err)
+	}
+	defer os.Remove(archive.Name())
+	defer archive.Close()
+	got, err := s.save(ctx, base+name, archive)
+	if err != nil {
+		return "", err
+	}
+	if !strings.EqualFold(got, want.SHA256) {
+		return "", fmt.Errorf("%w: %s has SHA-256 %s, but its index says %s: the archive was changed or cut; nothing was unpacked",
+			ErrDigest, base+name, got, want.SHA256)
+	}
+	tmp, err := os.MkdirTemp(parent, ".unpack-*")
+	if err != nil {
+		return "", fmt.Errorf("unable to unpack %s into %s: %w", binary, parent, err)
+	}
+	if _, err := archive.Seek(0, io.SeekStart); err != nil {
+		os.RemoveAll(tmp)
+		return "", fmt.Errorf("unable to read back %s: %w", archive.Name(), err)
+	}
+	if err := unpack(archive, tmp, binary); err != nil {
+		os.RemoveAll(tmp)
+		return "", fmt.Errorf("%w: %s: %w", ErrBadRelease, base+name, err)
+	}
+	return tmp, nil
 }
 
 // get reads url's body.
@@ -143,6 +162,9 @@ func (s settings) open(ctx context.Context, url string) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("%w: %w; %s", ErrUnreachable, err, s.avoid())
 	}
 	switch {
+	case resp.StatusCode == http.StatusNotFound && strings.HasSuffix(url, "/index.json") && s.hint != "":
+		resp.Body.Close()
+		return nil, fmt.Errorf("%w %s: GET %s: %s; %s", ErrUnknownVersion, s.version, url, resp.Status, s.hint)
 	case resp.StatusCode == http.StatusNotFound && strings.HasSuffix(url, "/index.json"):
 		resp.Body.Close()
 		return nil, fmt.Errorf("%w %s: GET %s: %s; set %s to a version released there, or %s to a crdlab binary",
@@ -156,5 +178,8 @@ func (s settings) open(ctx context.Context, url string) (io.ReadCloser, error) {
 
 // avoid says how not to download.
 func (s settings) avoid() string {
+	if s.hint != "" {
+		return s.hint
+	}
 	return fmt.Sprintf("set %s to a crdlab binary, or %s to a reachable copy of the releases", BinaryEnv, DownloadURLEnv)
 }

@@ -102,6 +102,9 @@ type settings struct {
 	version, base, cache string
 	client               *http.Client
 	log                  io.Writer
+	// hint, if set, says how to do without the download (avoid); empty:
+	// crdlab's own, $CRDLAB_BINARY or $CRDLAB_DOWNLOAD_URL.
+	hint string
 }
 
 func (o Options) settings() (settings, error) {

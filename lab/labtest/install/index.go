@@ -11,13 +11,19 @@ import (
 type Index struct {
 	// Releases are the archives of each version, by archive name.
 	Releases map[string]map[string]Archive `json:"releases"`
+	// Components are the archives of the components executables
+	// (crdlab-k8s-<minor>) of each version, by archive name; a release made
+	// before them has none.
+	Components map[string]map[string]Archive `json:"components,omitempty"`
 }
 
 // Archive is one platform's archive in an Index.
 type Archive struct {
-	OS     string `json:"os"`
-	Arch   string `json:"arch"`
-	SHA256 string `json:"sha256"`
+	// Kubernetes is a components archive's minor, as "1.36".
+	Kubernetes string `json:"kubernetes,omitempty"`
+	OS         string `json:"os"`
+	Arch       string `json:"arch"`
+	SHA256     string `json:"sha256"`
 	// URL is where the release was published; Download fetches the archive
 	// from the folder the index came from instead, so that mirrors work.
 	URL string `json:"url"`
@@ -66,4 +72,23 @@ func (idx Index) versions() []string {
 	}
 	sort.Strings(v)
 	return v
+}
+
+// componentsArchive picks the archive of minor's components of version
+// for goos/goarch, returning its name.
+func (idx Index) componentsArchive(version, minor, goos, goarch string) (string, Archive, error) {
+	archives := idx.Components[version]
+	var have []string
+	for name, a := range archives {
+		if a.Kubernetes == minor && a.OS == goos && a.Arch == goarch {
+			return name, a, nil
+		}
+		have = append(have, ComponentsBinary(a.Kubernetes)+" for "+a.OS+"/"+a.Arch)
+	}
+	sort.Strings(have)
+	listed := "no components at all"
+	if len(have) > 0 {
+		listed = "only " + strings.Join(have, ", ")
+	}
+	return "", Archive{}, fmt.Errorf("%w: crdlab %s has no %s archive for %s/%s, %s", ErrNoComponents, version, ComponentsBinary(minor), goos, goarch, listed)
 }

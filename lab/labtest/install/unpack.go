@@ -11,13 +11,15 @@ import (
 	"path/filepath"
 )
 
-// errNoBinary: the archive holds no crdlab executable.
-var errNoBinary = errors.New("no crdlab at the archive's top level")
+// errNoBinary: the archive holds no crdlab executable (or not the
+// components executable it is the archive of).
+var errNoBinary = errors.New("the archive lacks its executable")
 
 // unpack writes the files at the top level of the .tar.gz r into dir:
-// crdlab (made executable), LICENSE, README.md. Anything but a plain file
-// at the top level is an error.
-func unpack(r io.Reader, dir string) error {
+// binary (crdlab, or crdlab-k8s-<minor>; made executable), LICENSE,
+// README.md. Anything but a plain file at the top level is an error, and
+// so is an archive without binary.
+func unpack(r io.Reader, dir, binary string) error {
 	gz, err := gzip.NewReader(r)
 	if err != nil {
 		return err
@@ -41,7 +43,7 @@ func unpack(r io.Reader, dir string) error {
 			return fmt.Errorf("entry %q: only plain files at the top level are expected", h.Name)
 		}
 		mode := os.FileMode(0o644)
-		if name == "crdlab" {
+		if name == binary {
 			mode, found = 0o755, true
 		}
 		if err := write(filepath.Join(dir, name), mode, tr); err != nil {
@@ -49,7 +51,7 @@ func unpack(r io.Reader, dir string) error {
 		}
 	}
 	if !found {
-		return errNoBinary
+		return fmt.Errorf("%w: no %s at its top level", errNoBinary, binary)
 	}
 	return nil
 }

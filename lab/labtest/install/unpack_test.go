@@ -59,7 +59,7 @@ func TestUnpack(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			err := unpack(bytes.NewReader(archiveOf(t, tc.entries...)), dir)
+			err := unpack(bytes.NewReader(archiveOf(t, tc.entries...)), dir, "crdlab")
 			if tc.ok {
 				if err != nil {
 					t.Fatal(err)

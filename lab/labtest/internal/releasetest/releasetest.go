@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -27,6 +28,22 @@ envtest) echo "${0%/*}/envtest-assets" ;;
 esac
 `
 
+// FakeComponents answers 'version' as crdlab-k8s-<minor> does, for minor.
+func FakeComponents(minor string) string {
+	return `#!/bin/sh
+case "$1" in
+version) echo '{"crdlab":"` + Version + `","kubernetes":"v` + minor + `.0","go":"go1.26.0"}' ;;
+*) echo "unexpected arguments: $*" >&2; exit 2 ;;
+esac
+`
+}
+
+// ComponentsArchive is the name of the archive of minor's components for
+// goos/goarch.
+func ComponentsArchive(minor, goos, goarch string) string {
+	return "crdlab-k8s-" + minor + "-" + Version + "-" + goos + "-" + goarch + ".tar.gz"
+}
+
 // Platforms are the platforms 'make release' builds.
 var Platforms = [][2]string{{"linux", "amd64"}, {"linux", "arm64"}, {"darwin", "amd64"}, {"darwin", "arm64"}}
 
@@ -38,6 +55,9 @@ type Server struct {
 	Archive string
 	// Digest is its SHA-256, as the index says.
 	Digest string
+	// ComponentsDigest is the SHA-256 of each minor's components archive
+	// for this platform, as the index says.
+	ComponentsDigest map[string]string
 
 	mu     sync.Mutex
 	files  map[string][]byte
@@ -51,12 +71,16 @@ type Options struct {
 	WithoutThisPlatform bool
 	// Tamper: the archives served are not the ones indexed.
 	Tamper bool
+	// Components are the Kubernetes minors ("1.35") whose components
+	// archives (crdlab-k8s-<minor>, a FakeComponents) the release has, for
+	// each platform, listed under the index's "components".
+	Components []string
 }
 
 // New serves a release of Version until the test ends.
 func New(t testing.TB, o Options) *Server {
 	t.Helper()
-	r := &Server{files: map[string][]byte{}, counts: map[string]int{}}
+	r := &Server{files: map[string][]byte{}, counts: map[string]int{}, ComponentsDigest: map[string]string{}}
 	r.srv = httptest.NewServer(http.HandlerFunc(r.serve))
 	t.Cleanup(r.srv.Close)
 	archives := map[string]map[string]string{}
@@ -65,10 +89,10 @@ func New(t testing.TB, o Options) *Server {
 			continue
 		}
 		name := "crdlab-" + Version + "-" + p[0] + "-" + p[1] + ".tar.gz"
-		data := tarGz(t, map[string]string{"crdlab": FakeCrdlab, "LICENSE": "license\n", "README.md": "readme\n"})
+		data := tarGz(t, crdlabFiles, map[string]string{"crdlab": FakeCrdlab, "LICENSE": "license\n", "README.md": "readme\n"})
 		sum := sha256.Sum256(data)
 		if o.Tamper {
-			data = tarGz(t, map[string]string{"crdlab": "#!/bin/sh\necho tampered\n", "LICENSE": "license\n", "README.md": "readme\n"})
+			data = tarGz(t, crdlabFiles, map[string]string{"crdlab": "#!/bin/sh\necho tampered\n", "LICENSE": "license\n", "README.md": "readme\n"})
 		}
 		r.files["/"+Version+"/"+name] = data
 		archives[name] = map[string]string{"os": p[0], "arch": p[1], "sha256": hex.EncodeToString(sum[:]),
@@ -77,7 +101,11 @@ func New(t testing.TB, o Options) *Server {
 			r.Archive, r.Digest = name, hex.EncodeToString(sum[:])
 		}
 	}
-	index, err := json.Marshal(map[string]any{"releases": map[string]any{Version: archives}})
+	content := map[string]any{"releases": map[string]any{Version: archives}}
+	if len(o.Components) > 0 {
+		content["components"] = map[string]any{Version: r.components(t, o)}
+	}
+	index, err := json.Marshal(content)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,10 +113,38 @@ func New(t testing.TB, o Options) *Server {
 	return r
 }
 
+// components makes the components archives of o, returning their index
+// entries.
+func (r *Server) components(t testing.TB, o Options) map[string]map[string]string {
+	archives := map[string]map[string]string{}
+	for _, p := range Platforms {
+		if o.WithoutThisPlatform && p[0] == runtime.GOOS && p[1] == runtime.GOARCH {
+			continue
+		}
+		for _, minor := range o.Components {
+			name := ComponentsArchive(minor, p[0], p[1])
+			bin := "crdlab-k8s-" + minor
+			data := tarGz(t, []string{bin, "LICENSE", "README.md"}, map[string]string{bin: FakeComponents(minor), "LICENSE": "license\n", "README.md": "readme\n"})
+			sum := sha256.Sum256(data)
+			if o.Tamper {
+				data = tarGz(t, []string{bin, "LICENSE", "README.md"}, map[string]string{bin: "#!/bin/sh\necho tampered\n", "LICENSE": "license\n", "README.md": "readme\n"})
+			}
+			r.files["/"+Version+"/"+name] = data
+			archives[name] = map[string]string{"kubernetes": minor, "os": p[0], "arch": p[1], "sha256": hex.EncodeToString(sum[:]),
+				"url": "https://github.com/crdlab/crdlab/releases/download/" + Version + "/" + name}
+			if p[0] == runtime.GOOS && p[1] == runtime.GOARCH {
+				r.ComponentsDigest[minor] = hex.EncodeToString(sum[:])
+			}
+		}
+	}
+	return archives
+}
+
 // URL is the base URL of the releases (CRDLAB_DOWNLOAD_URL).
 func (r *Server) URL() string { return r.srv.URL }
 
-// Before, if set, runs before the archive is served; false: it answered.
+// Before, if set, runs before an archive of this platform (crdlab's or a
+// components one) is served; false: it answered.
 func (r *Server) Before(f func(w http.ResponseWriter) bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -105,7 +161,7 @@ func (r *Server) serve(w http.ResponseWriter, req *http.Request) {
 		http.NotFound(w, req)
 		return
 	}
-	if req.URL.Path == "/"+Version+"/"+r.Archive && before != nil && !before(w) {
+	if r.thisPlatform(req.URL.Path) && before != nil && !before(w) {
 		return
 	}
 	_, _ = w.Write(data)
@@ -121,18 +177,33 @@ func (r *Server) Count(path string) int {
 // ArchiveCount is how many times this platform's archive was asked for.
 func (r *Server) ArchiveCount() int { return r.Count("/" + Version + "/" + r.Archive) }
 
-func tarGz(t testing.TB, files map[string]string) []byte {
+// ComponentsCount is how many times this platform's archive of minor's
+// components was asked for.
+func (r *Server) ComponentsCount(minor string) int {
+	return r.Count("/" + Version + "/" + ComponentsArchive(minor, runtime.GOOS, runtime.GOARCH))
+}
+
+// thisPlatform: path is an archive of this platform's.
+func (r *Server) thisPlatform(path string) bool {
+	return path == "/"+Version+"/"+r.Archive ||
+		(strings.HasPrefix(path, "/"+Version+"/crdlab-k8s-") && strings.HasSuffix(path, "-"+runtime.GOOS+"-"+runtime.GOARCH+".tar.gz"))
+}
+
+// crdlabFiles are the files of crdlab's archive, in order.
+var crdlabFiles = []string{"crdlab", "LICENSE", "README.md"}
+
+func tarGz(t testing.TB, order []string, files map[string]string) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	gz := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(gz)
-	for _, name := range []string{"crdlab", "LICENSE", "README.md"} {
+	for i, name := range order {
 		body, ok := files[name]
 		if !ok {
 			continue
 		}
 		mode := int64(0o644)
-		if name == "crdlab" {
+		if i == 0 { // the executable
 			mode = 0o755
 		}
 		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: mode, Size: int64(len(body)), Typeflag: tar.TypeReg}); err != nil {

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+)
+
+// ComponentsPrefix begins every components executable's name:
+// crdlab-k8s-<minor>, the components (kube-apiserver, kube-controller-manager,
+// kube-scheduler, kubectl) of a Kubernetes minor crdlab does not link.
+const ComponentsPrefix = "crdlab-k8s-"
+
+// ComponentsBinary is the executable of minor's components: crdlab-k8s-1.36.
+func ComponentsBinary(minor string) string { return ComponentsPrefix + minor }
+
+// ComponentsArchiveName is the file name of version's archive of minor's
+// components for p: crdlab-k8s-<minor>-<version>-<os>-<arch>.tar.gz.
+func ComponentsArchiveName(minor, version string, p Platform) string {
+	return ComponentsBinary(minor) + "-" + version + "-" + p.OS + "-" + p.Arch + ".tar.gz"
+}
+
+// ParseMinors reads a list of Kubernetes minors, "1.35 1.36" or
+// "1.35,1.36": each <major>.<minor> in digits, none twice. Empty: none.
+func ParseMinors(s string) ([]string, error) {
+	var minors []string
+	seen := map[string]bool{}
+	for _, m := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
+		major, minor, ok := strings.Cut(m, ".")
+		if !ok || !digits(major) || !digits(minor) {
+			return nil, fmt.Errorf("minor %q: want <major>.<minor>, as 1.36", m)
+		}
+		if seen[m] {
+			return nil, fmt.Errorf("minor %s given twice", m)
+		}
+		seen[m] = true
+		minors = append(minors, m)
+	}
+	return minors, nil
+}
+
+func digits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// componentsArchive is one components archive a release has.
+type componentsArchive struct {
+	minor    string
+	platform Platform
+}
+
+// componentsArchives are the components archives of opts: each of
+// opts.Components for each of opts.ComponentPlatforms.
+func componentsArchives(opts Options) map[string]componentsArchive {
+	archives := map[string]componentsArchive{}
+	for _, p := range opts.ComponentPlatforms {
+		for _, m := range opts.Components {
+			archives[ComponentsArchiveName(m, opts.Version, p)] = componentsArchive{minor: m, platform: p}
+		}
+	}
+	return archives
+}

@@ -1,0 +1,23 @@
+// Package kubeminor chooses the Kubernetes minor a lab serves and finds the
+// executable that runs it.
+//
+// crdlab serves Kubernetes 1.35, 1.36 and 1.37. 1.37 is built into crdlab
+// itself; each older minor's kube-apiserver, kube-controller-manager,
+// kube-scheduler and kubectl are in a components executable of their own,
+// crdlab-k8s-<minor> (built by 'make components K8S=<minor>', or published
+// with each release). etcd always comes from crdlab: its etcd serves every
+// supported minor.
+//
+// Parse reads a version as --kubernetes and CRDLAB_KUBERNETES_VERSION give
+// it (1.36, v1.36, or the exact patch served, 1.36.5). Find looks for
+// crdlab-k8s-<minor>, first hit wins:
+//
+//  1. $CRDLAB_COMPONENTS_DIR/crdlab-k8s-<minor> when that variable is set;
+//  2. next to crdlab's own executable (symbolic links resolved);
+//  3. the user cache, <UserCacheDir>/crdlab/components/<crdlab
+//     version>/crdlab-k8s-<minor>, downloaded there from crdlab's release
+//     when crdlab is a release build (download.go).
+//
+// Each executable found is asked its version ('crdlab-k8s-1.36 version',
+// one JSON object) and refused when it serves another minor.
+package kubeminor

@@ -1,0 +1,119 @@
+package kubeminor_test
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/crdlab/crdlab/lab/kubeminor"
+	"github.com/crdlab/crdlab/lab/labtest/install"
+)
+
+// componentsRelease serves on 127.0.0.1 a release v0.2.0 whose index
+// lists a components archive of 1.35 for this platform, holding a fake
+// crdlab-k8s-1.35; with tamper, the archive served is not the one indexed.
+// It returns the base URL and counts the archive's requests in *n.
+func componentsRelease(t *testing.T, tamper bool, n *int) string {
+	t.Helper()
+	archive := func(script string) []byte {
+		var buf bytes.Buffer
+		gz := gzip.NewWriter(&buf)
+		tw := tar.NewWriter(gz)
+		if err := tw.WriteHeader(&tar.Header{Name: "crdlab-k8s-1.35", Mode: 0o755, Size: int64(len(script)), Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write([]byte(script)); err != nil {
+			t.Fatal(err)
+		}
+		if err := tw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := gz.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	data := archive("#!/bin/sh\n[ \"$1\" = version ] || exit 2\necho '{\"crdlab\":\"v0.2.0\",\"kubernetes\":\"v1.35.8\",\"go\":\"go1.26.0\"}'\n")
+	sum := sha256.Sum256(data)
+	if tamper {
+		data = archive("#!/bin/sh\necho tampered\n")
+	}
+	name := "crdlab-k8s-1.35-v0.2.0-" + runtime.GOOS + "-" + runtime.GOARCH + ".tar.gz"
+	index, err := json.Marshal(map[string]any{
+		"releases": map[string]any{"v0.2.0": map[string]any{}},
+		"components": map[string]any{"v0.2.0": map[string]any{name: map[string]string{
+			"kubernetes": "1.35", "os": runtime.GOOS, "arch": runtime.GOARCH, "sha256": hex.EncodeToString(sum[:]), "url": "https://example.com/" + name}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/v0.2.0/index.json":
+			_, _ = w.Write(index)
+		case "/v0.2.0/" + name:
+			*n++
+			_, _ = w.Write(data)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// A release build with no components in CRDLAB_COMPONENTS_DIR nor next to
+// it downloads them from its release into the user cache, checked, and
+// uses them; a tampered archive is refused and leaves the cache empty.
+func TestFindDownloadsForARelease(t *testing.T) {
+	ctx := context.Background()
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	t.Setenv("HOME", cache)
+	t.Setenv(kubeminor.DirEnv, t.TempDir())
+	self := filepath.Join(t.TempDir(), "crdlab")
+	if err := os.WriteFile(self, nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	userCache, err := os.UserCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := kubeminor.Here("v0.2.0")
+	w.Self = self
+
+	var tamperedRequests int
+	t.Setenv(install.DownloadURLEnv, componentsRelease(t, true, &tamperedRequests))
+	_, err = kubeminor.Find(ctx, "1.35", w)
+	if !errors.Is(err, install.ErrDigest) || !strings.Contains(err.Error(), "crdlab-k8s-1.35-v0.2.0-") {
+		t.Errorf("Find with a tampered archive: %v; want %v naming the archive", err, install.ErrDigest)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(userCache, "crdlab")); len(entries) != 0 || tamperedRequests != 1 {
+		t.Errorf("the refused download (%d requests) left %v in the cache", tamperedRequests, entries)
+	}
+
+	var requests int
+	t.Setenv(install.DownloadURLEnv, componentsRelease(t, false, &requests))
+	want := filepath.Join(userCache, "crdlab", "components", "v0.2.0", "crdlab-k8s-1.35")
+	for range 2 {
+		c, err := kubeminor.Find(ctx, "1.35", w)
+		if err != nil || c.Path != want || c.Versions.Kubernetes != "v1.35.8" {
+			t.Fatalf("Find for a release = %+v, %v; want %s serving v1.35.8", c, err, want)
+		}
+	}
+	if requests != 1 {
+		t.Errorf("two Finds downloaded the archive %d times, want once", requests)
+	}
+}

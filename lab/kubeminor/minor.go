@@ -1,0 +1,111 @@
+package kubeminor
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+)
+
+// Env names the variable that chooses the minor when no --kubernetes is
+// given.
+const Env = "CRDLAB_KUBERNETES_VERSION"
+
+// BuiltIn is the minor built into crdlab.
+const BuiltIn = "1.37"
+
+// patches are the releases crdlab serves, by minor; BuiltIn's is the
+// k8s.io/kubernetes version of crdlab's go.mod (kubeversion.Kubernetes, a
+// test keeps them in step), the others the versions of the components
+// modules (lab/components/<minor>/go.mod).
+var patches = map[string]string{
+	"1.35": "v1.35.8",
+	"1.36": "v1.36.5",
+	"1.37": "v1.37.2",
+}
+
+// Supported returns the minors crdlab serves, oldest first.
+func Supported() []string {
+	return []string{"1.35", "1.36", "1.37"}
+}
+
+// Patch returns the release crdlab serves for minor ("v1.36.5" for "1.36"),
+// or "" for a minor it does not serve.
+func Patch(minor string) string {
+	return patches[minor]
+}
+
+// Errors of Parse and Find.
+var (
+	// ErrUnsupported: a version crdlab does not serve.
+	ErrUnsupported = errors.New("not supported")
+	// ErrNotFound: no components executable for the minor was found.
+	ErrNotFound = errors.New("components executable not found")
+	// ErrWrongVersion: a components executable serves another minor, or
+	// does not say which.
+	ErrWrongVersion = errors.New("components executable of another version")
+)
+
+var versionRE = regexp.MustCompile(`^v?(\d+)\.(\d+)(\.\d+)?$`)
+
+// Parse returns the minor ("1.36") of a version as a user gives it: 1.36,
+// v1.36 or the exact patch crdlab serves (1.36.5). source names where the
+// version came from in the error ("--kubernetes", or Env). An unsupported
+// version's error is one line listing the supported minors.
+func Parse(source, version string) (string, error) {
+	m := versionRE.FindStringSubmatch(strings.TrimSpace(version))
+	if m == nil {
+		return "", unsupported(source, version)
+	}
+	minor := m[1] + "." + m[2]
+	patch, ok := patches[minor]
+	if !ok {
+		return "", unsupported(source, version)
+	}
+	if m[3] != "" && "v"+minor+m[3] != patch {
+		return "", fmt.Errorf("%s %s: %w; crdlab serves Kubernetes %s as %s: give %s", source, version, ErrUnsupported, minor, patch, minor)
+	}
+	return minor, nil
+}
+
+func unsupported(source, version string) error {
+	s := Supported()
+	return fmt.Errorf("%s %s: %w; crdlab serves Kubernetes %s and %s", source, version, ErrUnsupported,
+		strings.Join(s[:len(s)-1], ", "), s[len(s)-1])
+}
+
+// Choose returns the minor of flag (the value of --kubernetes) when given,
+// else of $CRDLAB_KUBERNETES_VERSION when set, else BuiltIn.
+func Choose(flag string) (string, error) {
+	if flag != "" {
+		return Parse("--kubernetes", flag)
+	}
+	if v := os.Getenv(Env); v != "" {
+		return Parse(Env, v)
+	}
+	return BuiltIn, nil
+}
+
+// WithinSkew reports whether kubectl of minor b may talk to a server of
+// minor a: kubectl supports one minor older or newer.
+func WithinSkew(a, b string) bool {
+	var a1, a2, b1, b2 int
+	if _, err := fmt.Sscanf(a, "%d.%d", &a1, &a2); err != nil {
+		return false
+	}
+	if _, err := fmt.Sscanf(b, "%d.%d", &b1, &b2); err != nil {
+		return false
+	}
+	return a1 == b1 && a2-b2 <= 1 && b2-a2 <= 1
+}
+
+// Of returns the minor ("1.36") of a Kubernetes version as the apiserver
+// reports it ("v1.36.5", "v1.36.5+abc"), or "" when it is not one.
+func Of(version string) string {
+	m := regexp.MustCompile(`^v?(\d+)\.(\d+)`).FindStringSubmatch(version)
+	if m == nil {
+		return ""
+	}
+	return m[1] + "." + m[2]
+}
