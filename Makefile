@@ -131,6 +131,21 @@ cross: ## Build crdlab for macOS (darwin/arm64, darwin/amd64) and vet it for dar
 		(cd lab/labtest && GOOS=darwin GOARCH=$$arch $(GO) build ./... && GOOS=darwin GOARCH=$$arch $(GO) vet ./...); \
 	done
 
+# The Kubernetes minors crdlab serves besides the 1.37 built into it: each a
+# module of its own (lab/components/<minor>, pinned to that minor's newest
+# patch release), built as crdlab-k8s-<minor> next to crdlab, where crdlab
+# looks for it first after $$CRDLAB_COMPONENTS_DIR. The oldest is the one
+# the example's envtest suite runs on.
+K8S_MINORS := 1.36 1.35
+K8S_OLDEST := 1.35
+
+.PHONY: components
+components: ## Build bin/crdlab-k8s-<minor> for K8S=<minor> (1.36 or 1.35): that Kubernetes minor's components, for 'crdlab up/envtest --kubernetes <minor>'; GOOS/GOARCH honoured.
+ifneq ($(words $(K8S))$(filter-out $(K8S_MINORS),$(K8S)),1)
+	@echo "make components: K8S='$(K8S)': give one of $(K8S_MINORS) (1.37 is built into crdlab: make build)" >&2; exit 2
+endif
+	cd lab/components/$(K8S) && $(GO) build -o $(dir $(abspath $(BIN)))crdlab-k8s-$(K8S) .
+
 .PHONY: run
 run: build ## Build, then start a lab in the foreground (crdlab up).
 	$(BIN) up
@@ -142,13 +157,21 @@ fmt: ## Format the code.
 	gofmt -l -w $$(git ls-files '*.go')
 
 .PHONY: generate
-generate: build ## Regenerate generated files: components' --help for envtest, scenario format docs and schema, CLI golden files.
+generate: build ## Regenerate generated files: components' --help for envtest (every minor's), scenario format docs and schema, CLI golden files.
 	$(GO) test -vet=off -count=1 -run TestGeneratedDocs ./scenarios -args -update
 	$(GO) test -vet=off -count=1 -run 'TestHelpGolden|TestScenarioListAndExplainGolden' ./cmd/crdlab -args -update
 	mkdir -p bin/links
 	for c in etcd kube-apiserver; do \
 		ln -sf ../crdlab bin/links/$$c; \
 		CRDLAB_REAL_HELP=1 bin/links/$$c --help > lab/internal/fasthelp/$$c.txt 2>&1; \
+	done
+	@# Each minor's kube-apiserver answers with its own help (envtest reads
+	@# flags from it): lab/components/<minor>/fasthelp.
+	@set -e; for k in $(K8S_MINORS); do \
+		$(MAKE) --no-print-directory components K8S=$$k; \
+		mkdir -p bin/links/$$k; \
+		ln -sf ../../crdlab-k8s-$$k bin/links/$$k/kube-apiserver; \
+		CRDLAB_REAL_HELP=1 bin/links/$$k/kube-apiserver --help > lab/components/$$k/fasthelp/kube-apiserver.txt 2>&1; \
 	done
 
 $(CONTROLLER_GEN):
@@ -216,16 +239,20 @@ test: test-deps verify-manifests build lint ## Run every test: lint, unit, integ
 
 # Modules with a go.mod of their own, on their own dependency versions: the
 # module users' suites import, its controller-runtime wrapper that puts their
-# own controller on the lab's timeline, and the example operator project
-# that uses both.
-MODULES ?= lab/labtest lab/labtest/trace docs/examples/guestbook-operator lab/internal/conformance
+# own controller on the lab's timeline, the example operator project that
+# uses both, and the components of each other Kubernetes minor.
+MODULES ?= lab/labtest lab/labtest/trace docs/examples/guestbook-operator lab/internal/conformance $(addprefix lab/components/,$(K8S_MINORS))
 
 .PHONY: test-modules
-test-modules: build ## Test the modules with their own go.mod (lab/labtest, lab/labtest/trace, the example operator) against bin/crdlab; the example's download test serves dist/$(VERSION) (make release-check).
+test-modules: build ## Test the modules with their own go.mod (lab/labtest, lab/labtest/trace, the example operator, lab/components/*) against bin/crdlab and bin/crdlab-k8s-*; the example's download test serves dist/$(VERSION) (make release-check).
+	@# The example's suite also runs on the oldest minor, the components
+	@# modules' tests boot theirs: every minor's executable is built first.
+	@set -e; for k in $(K8S_MINORS); do $(MAKE) --no-print-directory components K8S=$$k; done
 	@set -e; for m in $(MODULES); do \
 		echo "== $$m"; \
 		(cd $$m && $(GO) vet ./... && \
 		 CRDLAB_BINARY=$(CURDIR)/$(BIN) KUBEBUILDER_ASSETS=$$($(CURDIR)/$(BIN) envtest) \
+		 CRDLAB_COMPONENTS_DIR=$(dir $(abspath $(BIN))) \
 		 CRDLAB_RELEASE_DIR=$(CURDIR)/dist/$(VERSION) CRDLAB_RELEASE_VERSION=$(VERSION) \
 		 $(GO) test -count=1 -p 1 -timeout 15m ./...); \
 	done

@@ -10,4 +10,9 @@
 // dependencies are ready, and github.com/crdlab sorts before go.etcd.io and
 // k8s.io), and prints the components' own help, captured from them by
 // 'make generate' and kept current by a test, then exits.
+//
+// Its texts are etcd's and Kubernetes 1.37's, those crdlab links: the
+// executables of the other minors (lab/components) answer with their own
+// minor's kube-apiserver text, through package answer, never with these
+// (envtest reads flags from them).
 package fasthelp

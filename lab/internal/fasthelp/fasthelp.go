@@ -2,13 +2,13 @@ package fasthelp
 
 import (
 	_ "embed"
-	"os"
-	"path/filepath"
+
+	"github.com/crdlab/crdlab/lab/internal/fasthelp/answer"
 )
 
 // RealHelpEnv, when set, lets --help through to the real component, to
 // capture or check its help text.
-const RealHelpEnv = "CRDLAB_REAL_HELP"
+const RealHelpEnv = answer.RealHelpEnv
 
 var (
 	//go:embed etcd.txt
@@ -17,20 +17,13 @@ var (
 	apiserverHelp string
 )
 
-// Help maps a component name to its captured --help output.
+// Help maps a component name to its captured --help output: etcd's and
+// Kubernetes 1.37's.
 var Help = map[string]string{
 	"etcd":           etcdHelp,
 	"kube-apiserver": apiserverHelp,
 }
 
 func init() {
-	if len(os.Args) != 2 || (os.Args[1] != "--help" && os.Args[1] != "-h") || os.Getenv(RealHelpEnv) != "" {
-		return
-	}
-	help, ok := Help[filepath.Base(os.Args[0])]
-	if !ok || help == "" {
-		return
-	}
-	_, _ = os.Stdout.WriteString(help)
-	os.Exit(0)
+	answer.Answer(Help)
 }

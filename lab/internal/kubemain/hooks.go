@@ -15,6 +15,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 	schedulingapiv1 "k8s.io/kubernetes/pkg/apis/scheduling/v1"
+	rbacrest "k8s.io/kubernetes/pkg/registry/rbac/rest"
+	schedulingrest "k8s.io/kubernetes/pkg/registry/scheduling/rest"
 	"k8s.io/kubernetes/plugin/pkg/auth/authorizer/rbac/bootstrappolicy"
 
 	"github.com/crdlab/crdlab/lab/internal/kubeversion"
@@ -28,11 +30,11 @@ var ErrPatch = errors.New("crdlab's patch does not fit this kube-apiserver")
 // hooksFile is where the patch lives, named by ErrPatch's errors.
 const hooksFile = "lab/internal/kubemain/hooks.go"
 
-// Names of kube-apiserver's bootstrap post-start hooks
-// (k8s.io/kubernetes/pkg/registry/{rbac,scheduling}/rest).
+// Names of kube-apiserver's bootstrap post-start hooks, upstream's
+// constants: a minor that renamed or dropped one does not compile.
 const (
-	rbacHook     = "rbac/bootstrap-roles"
-	priorityHook = "scheduling/bootstrap-system-priority-classes"
+	rbacHook     = rbacrest.PostStartHookName       // "rbac/bootstrap-roles"
+	priorityHook = schedulingrest.PostStartHookName // "scheduling/bootstrap-system-priority-classes"
 )
 
 // patchError is an ErrPatch naming the Kubernetes version and the file.
