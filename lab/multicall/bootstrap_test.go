@@ -30,15 +30,42 @@ import (
 // PriorityClass, byte for byte but for what the apiserver sets on each
 // write (uid, resourceVersion, creationTimestamp, managedFields' time).
 //
-// The standalone binaries are $CRDLAB_STANDALONE_ASSETS ('make standalone')
-// when set, else built here.
+// On 1.37, crdlab's is this binary's; the standalone binaries are
+// $CRDLAB_STANDALONE_ASSETS ('make standalone') when set, else built here.
+// Each other minor of $CRDLAB_TEST_KUBERNETES is compared too, on
+// '$CRDLAB_BINARY envtest --kubernetes <minor>'s folder against
+// $CRDLAB_STANDALONE_ASSETS/<minor>.
 func TestBootstrapObjectsAsUpstreamMakesThem(t *testing.T) {
 	ctrllog.SetLogger(logr.Discard())
-	upstream := standaloneAssets(t)
-	patched, err := multicall.Link(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
+	t.Run("1.37", func(t *testing.T) {
+		patched, err := multicall.Link(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		compareBootstrapObjects(t, standaloneAssets(t), patched)
+	})
+	for _, minor := range strings.Fields(os.Getenv("CRDLAB_TEST_KUBERNETES")) {
+		if minor == "1.37" {
+			continue
+		}
+		t.Run(minor, func(t *testing.T) {
+			cli, standalone := os.Getenv("CRDLAB_BINARY"), os.Getenv("CRDLAB_STANDALONE_ASSETS")
+			if cli == "" || standalone == "" {
+				t.Fatalf("CRDLAB_TEST_KUBERNETES=%s: CRDLAB_BINARY must name bin/crdlab and CRDLAB_STANDALONE_ASSETS the standalone binaries, %s's in its folder %s (make standalone)", minor, minor, minor)
+			}
+			out, err := exec.Command(cli, "envtest", "--kubernetes", minor, "--dir", t.TempDir()).Output()
+			if err != nil {
+				t.Fatalf("crdlab envtest --kubernetes %s: %v", minor, err)
+			}
+			compareBootstrapObjects(t, filepath.Join(standalone, minor), strings.TrimSpace(string(out)))
+		})
 	}
+}
+
+// compareBootstrapObjects boots envtest on upstream's assets, then on
+// patched's, and compares what their bootstrap hooks made.
+func compareBootstrapObjects(t *testing.T, upstream, patched string) {
+	t.Helper()
 	want, _ := bootstrapObjects(t, upstream)
 	got, log := bootstrapObjects(t, patched)
 	for _, line := range []string{
