@@ -340,18 +340,35 @@ test-kubernetes: build ## Long: build crdlab-k8s-<minor> of each of KUBERNETES_T
 			$(GO) test -vet=off -count=1 -v -timeout 30m -run '^TestScenarios$$' ./scenarios/ -ginkgo.focus 'built-in|needs a newer Kubernetes' -ginkgo.v; \
 	done
 
+# The older minors make standalone builds a reference of too, for
+# BenchmarkEnvtest: upstream's own, unpatched cmd/kube-apiserver at the
+# versions of lab/components/<minor>/go.mod, in bin/standalone/<minor> with
+# the same etcd.
+STANDALONE_MINORS ?= $(KUBERNETES_OLDEST)
+
 .PHONY: standalone
-standalone: ## Build standalone etcd and kube-apiserver into bin/standalone: the benchmarks' reference, what plain envtest runs.
+standalone: ## Build standalone etcd and kube-apiserver into bin/standalone, and kube-apiserver of each of STANDALONE_MINORS into bin/standalone/<minor>: the benchmarks' reference, what plain envtest runs.
 	$(GO) build -o bin/standalone/etcd ./lab/internal/standalone/etcd
 	$(GO) build -o bin/standalone/kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver
+	@set -e; for m in $(STANDALONE_MINORS); do \
+		mkdir -p bin/standalone/$$m && ln -sf ../etcd bin/standalone/$$m/etcd; \
+		echo "cd lab/components/$$m && $(GO) build -o bin/standalone/$$m/kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver"; \
+		(cd lab/components/$$m && $(GO) build -o $(CURDIR)/bin/standalone/$$m/kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver); \
+	done
+
+.PHONY: bench-envtest
+bench-envtest: build standalone ## Only envtest as a suite runs it (Start with CRDs, then Stop) on 'crdlab envtest's folder against standalone binaries, for 1.37 and 1.35, side by side (docs/boot.md); about 3 minutes once built.
+	@set -e; for m in $(STANDALONE_MINORS); do $(MAKE) components K8S=$$m; done
+	CRDLAB_BINARY=$(CURDIR)/$(BIN) CRDLAB_STANDALONE_ASSETS=$(CURDIR)/bin/standalone $(GO) test -vet=off -run '^$$' -bench Envtest -benchtime 10x -timeout 60m ./lab/
 
 .PHONY: bench-boot
 bench-boot: build standalone ## Only docs/boot.md's table: boot, stop and PSS of labs and of 'crdlab up -d'/'crdlab down' against plain envtest, and the loops.
 	CRDLAB_BINARY=$(CURDIR)/$(BIN) CRDLAB_STANDALONE_ASSETS=$(CURDIR)/bin/standalone $(GO) test -vet=off -run '^$$' -bench Boot -benchtime 5x -timeout 60m ./lab/
 
 .PHONY: bench
-bench: build standalone ## Benchmarks, side by side in one run: boot, stop and PSS against plain envtest, the loops (delete → Ready, 0 → 1000 Pods), 10,000 Users and 50 watchers, Reset and attach against envtest per spec.
+bench: build standalone ## Benchmarks, side by side in one run: boot, stop and PSS against plain envtest, the loops (delete → Ready, 0 → 1000 Pods), envtest on crdlab's folder against standalone binaries (1.37, 1.35), 10,000 Users and 50 watchers, Reset and attach against envtest per spec.
 	$(MAKE) bench-boot
+	$(MAKE) bench-envtest
 	CRDLAB_STANDALONE_ASSETS=$(CURDIR)/bin/standalone $(GO) test -vet=off -run '^$$' -bench Users -benchtime 1x -timeout 60m ./lab/
 	$(GO) test -vet=off -run '^$$' -bench 'WebApps|RedisClusters' -benchtime 1x -timeout 60m ./controllers/
 	cd docs/examples/guestbook-operator && CRDLAB_BINARY=$(CURDIR)/$(BIN) KUBEBUILDER_ASSETS=$(CURDIR)/bin/standalone \

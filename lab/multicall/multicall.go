@@ -5,9 +5,10 @@ import (
 
 	_ "github.com/crdlab/crdlab/lab/internal/fasthelp" // first: answers envtest's --help look-ups at once
 	_ "github.com/crdlab/crdlab/lab/internal/i18n"     // first: keeps kubectl from loading translations in every process
+
+	"github.com/crdlab/crdlab/lab/internal/etcd"
 	"github.com/crdlab/crdlab/lab/internal/kubemain"
 
-	"go.etcd.io/etcd/server/v3/etcdmain"
 	"k8s.io/component-base/cli"
 	kubecontrollermanager "k8s.io/kubernetes/cmd/kube-controller-manager/app"
 	kubescheduler "k8s.io/kubernetes/cmd/kube-scheduler/app"
@@ -32,7 +33,7 @@ const (
 // its exit code: Kubernetes 1.37's, and etcd.
 var components = map[string]func(args []string) int{
 	Etcd: func(args []string) int {
-		etcdmain.Main(args) // exits the process itself when etcd stops
+		etcd.Main(args) // exits the process itself when etcd stops; crdlab's election defaults
 		return 0
 	},
 	KubeAPIServer: func([]string) int { return cli.Run(newAPIServerCommand()) },

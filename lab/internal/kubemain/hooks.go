@@ -52,17 +52,21 @@ func patchError(format string, args ...any) error {
 // finds every object the hook would make, and the apiserver's informers
 // synced (so that RBAC authorizes with them); the original hook still runs,
 // in the background, and reconciles as ever. Where an object is missing (a
-// fresh etcd), the wrapped hook waits for the original, as kube-apiserver
-// does.
+// fresh etcd, as envtest's), the wrapped hook makes them at once, with the
+// hook's own work (ensure.go), as the original does after its first second;
+// then it reports done as above.
 func FastBootstrapHooks(s *genericapiserver.GenericAPIServer) error {
 	field := reflect.ValueOf(s).Elem().FieldByName("postStartHooks")
 	if !field.IsValid() || field.Kind() != reflect.Map {
 		return patchError("GenericAPIServer has no postStartHooks map")
 	}
 	hooks := reflect.NewAt(field.Type(), unsafe.Pointer(field.UnsafeAddr())).Elem()
-	for name, present := range map[string]func(context.Context, kubernetes.Interface) (bool, error){
-		rbacHook:     rbacPresent,
-		priorityHook: priorityClassesPresent,
+	for name, h := range map[string]struct {
+		present func(context.Context, kubernetes.Interface) (bool, error)
+		ensure  func(genericapiserver.PostStartHookContext) (bool, error)
+	}{
+		rbacHook:     {rbacPresent, ensureRBAC},
+		priorityHook: {priorityClassesPresent, ensurePriorityClasses},
 	} {
 		entry := hooks.MapIndex(reflect.ValueOf(name))
 		if !entry.IsValid() {
@@ -79,16 +83,20 @@ func FastBootstrapHooks(s *genericapiserver.GenericAPIServer) error {
 		if !ok {
 			return patchError("post-start hook %s is a %s", name, hook.Type())
 		}
-		hook.Set(reflect.ValueOf(genericapiserver.PostStartHookFunc(doneWhenPresent(name, original, present))))
+		hook.Set(reflect.ValueOf(genericapiserver.PostStartHookFunc(doneWhenPresent(name, original, h.present, h.ensure))))
 		hooks.SetMapIndex(reflect.ValueOf(name), patched)
 	}
 	return nil
 }
 
 // doneWhenPresent returns a hook that runs original and returns once it
-// did, or once present says what it makes is there already.
+// did, or once present says what it makes is there. When present finds
+// something missing (an empty etcd), ensure makes it at once, with the
+// original's own work, rather than the wrapped hook waiting a second for
+// the original's first try.
 func doneWhenPresent(name string, original genericapiserver.PostStartHookFunc,
-	present func(context.Context, kubernetes.Interface) (bool, error)) genericapiserver.PostStartHookFunc {
+	present func(context.Context, kubernetes.Interface) (bool, error),
+	ensure func(genericapiserver.PostStartHookContext) (bool, error)) genericapiserver.PostStartHookFunc {
 	return func(hc genericapiserver.PostStartHookContext) error {
 		done := make(chan error, 1)
 		go func() { done <- original(hc) }()
@@ -98,39 +106,47 @@ func doneWhenPresent(name string, original genericapiserver.PostStartHookFunc,
 		}
 		tick := time.NewTicker(20 * time.Millisecond)
 		defer tick.Stop()
+		made, nextTry := false, time.Time{}
 		for {
+			ctx, cancel := context.WithTimeout(hc, time.Second)
+			ok, err := present(ctx, client)
+			cancel()
+			if ok {
+				klog.InfoS("bootstrap objects found; the post-start hook reconciles them in the background", "hook", name)
+				go func() {
+					if err := <-done; err != nil {
+						klog.ErrorS(err, "post-start hook failed in the background", "hook", name)
+					}
+				}()
+				return nil
+			}
+			if err == nil && !made && !time.Now().Before(nextTry) {
+				// Missing: make them now. A try that fails is tried
+				// again after a second, as the original does.
+				nextTry = time.Now().Add(time.Second)
+				if made, err = ensure(hc); made {
+					klog.InfoS("bootstrap objects made at once", "hook", name)
+					continue
+				}
+			}
+			if err != nil {
+				klog.V(4).InfoS("bootstrap objects not found yet", "hook", name, "err", err)
+			}
 			select {
 			case err := <-done:
 				return err
 			case <-hc.Done():
 				return <-done
 			case <-tick.C:
-				ctx, cancel := context.WithTimeout(hc, time.Second)
-				ok, err := present(ctx, client)
-				cancel()
-				if ok {
-					klog.InfoS("bootstrap objects found; the post-start hook reconciles them in the background", "hook", name)
-					go func() {
-						if err := <-done; err != nil {
-							klog.ErrorS(err, "post-start hook failed in the background", "hook", name)
-						}
-					}()
-					return nil
-				}
-				if err != nil {
-					klog.V(4).InfoS("bootstrap objects not found yet", "hook", name, "err", err)
-				}
 			}
 		}
 	}
 }
 
 // rbacPresent reports whether every bootstrap role and binding exists and
-// the apiserver's informers (RBAC's among them) synced.
+// the apiserver's informers (RBAC's among them) synced: false and no error
+// when one is missing, an error while the informers have not synced.
 func rbacPresent(ctx context.Context, c kubernetes.Interface) (bool, error) {
-	if err := c.Discovery().RESTClient().Get().AbsPath("/readyz/informer-sync").Do(ctx).Error(); err != nil {
-		return false, err
-	}
 	rbac := c.RbacV1()
 	crs, err := rbac.ClusterRoles().List(ctx, metav1.ListOptions{})
 	if err != nil {
@@ -171,6 +187,9 @@ func rbacPresent(ctx context.Context, c kubernetes.Interface) (bool, error) {
 				return false, ignoreNotFound(err)
 			}
 		}
+	}
+	if err := c.Discovery().RESTClient().Get().AbsPath("/readyz/informer-sync").Do(ctx).Error(); err != nil {
+		return false, err
 	}
 	return true, nil
 }
