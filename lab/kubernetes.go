@@ -41,7 +41,8 @@ func chooseKubernetes(ctx context.Context, opts Options) (kubernetes, error) {
 	if opts.BinaryAssetsDirectory != "" {
 		return kubernetes{}, fmt.Errorf("KubernetesVersion %s and BinaryAssetsDirectory %s: give one or the other (the binaries there serve a Kubernetes of their own)", minor, opts.BinaryAssetsDirectory)
 	}
-	if k.comps, err = kubeminor.Find(ctx, minor, kubeminor.Here(multicall.BuildVersions().Crdlab)); err != nil {
+	v := multicall.BuildVersions()
+	if k.comps, err = kubeminor.Find(ctx, minor, kubeminor.Here(v.Crdlab, v.Release)); err != nil {
 		return kubernetes{}, err
 	}
 	k.version = k.comps.Versions.Kubernetes

@@ -32,7 +32,8 @@ func findComponents(ctx context.Context, minor string) (*kubeminor.Components, e
 	if minor == kubeminor.BuiltIn {
 		return nil, nil
 	}
-	c, err := kubeminor.Find(ctx, minor, kubeminor.Here(multicall.BuildVersions().Crdlab))
+	v := multicall.BuildVersions()
+	c, err := kubeminor.Find(ctx, minor, kubeminor.Here(v.Crdlab, v.Release))
 	if err != nil {
 		return nil, fmt.Errorf("--kubernetes %s: %w", minor, err)
 	}

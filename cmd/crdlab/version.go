@@ -39,7 +39,7 @@ version it serves, or where it was looked for.`,
 // version it serves) or not found (where crdlab looked).
 func printMinors(ctx context.Context, out io.Writer, v multicall.Versions) {
 	fmt.Fprintln(out, "kubernetes minors:")
-	w := kubeminor.Here(v.Crdlab)
+	w := kubeminor.Here(v.Crdlab, v.Release)
 	w.NoDownload = true
 	for _, minor := range kubeminor.Supported() {
 		if minor == kubeminor.BuiltIn {

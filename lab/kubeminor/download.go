@@ -21,8 +21,8 @@ import (
 func download(ctx context.Context, minor, version, dest string) error {
 	versionDir := filepath.Dir(dest)
 	cache := filepath.Dir(filepath.Dir(versionDir))
-	if filepath.Base(versionDir) != version || filepath.Base(filepath.Dir(versionDir)) != "components" {
-		return fmt.Errorf("%w: %s is not <cache>/components/%s/%s", ErrNotFound, dest, version, Name(minor))
+	if filepath.Base(versionDir) != cacheName(version) || filepath.Base(filepath.Dir(versionDir)) != "components" {
+		return fmt.Errorf("%w: %s is not <cache>/components/%s/%s", ErrNotFound, dest, cacheName(version), Name(minor))
 	}
 	got, err := install.DownloadComponents(ctx, install.ComponentsOptions{Minor: minor, Version: version, CacheDir: cache, Log: os.Stderr})
 	if err != nil {

@@ -91,7 +91,7 @@ func TestFindDownloadsForARelease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := kubeminor.Here("v0.2.0")
+	w := kubeminor.Here("v0.2.0", true)
 	w.Self = self
 
 	var tamperedRequests int

@@ -56,11 +56,12 @@ type Where struct {
 }
 
 // Here is where a crdlab of version crdlab (as 'crdlab version' prints it)
-// looks:
-// next to its own executable, and in the cache, downloading when it is a
-// release build.
-func Here(crdlab string) Where {
-	return Where{Crdlab: crdlab, Release: crdlab != "" && !strings.Contains(crdlab, "devel")}
+// looks: next to its own executable, and in the cache, downloading when
+// release says it is a release build. A build from a checkout is not one,
+// whatever version the Go toolchain stamped on it ("(devel)", or a
+// pseudo-version of the commit).
+func Here(crdlab string, release bool) Where {
+	return Where{Crdlab: crdlab, Release: release && crdlab != ""}
 }
 
 // Candidates returns the paths Find tries for minor, in order, and the

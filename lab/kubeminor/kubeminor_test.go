@@ -134,13 +134,14 @@ func TestFind(t *testing.T) {
 // A release build downloads (step 3), a build of the repository does not;
 // NoDownload only looks.
 func TestHereDownloadsForAReleaseOnly(t *testing.T) {
-	if !kubeminor.Here("v0.2.0").Release || kubeminor.Here("(devel) 0123456789ab").Release || kubeminor.Here("").Release {
+	if !kubeminor.Here("v0.2.0", true).Release || kubeminor.Here("(devel) 0123456789ab", false).Release ||
+		kubeminor.Here("v0.0.0-20261204210220-e2e3471f1080 e2e3471f1080", false).Release || kubeminor.Here("", true).Release {
 		t.Errorf("Here: a release is v0.2.0 only")
 	}
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	t.Setenv(kubeminor.DirEnv, t.TempDir())
 	self := filepath.Join(t.TempDir(), "crdlab")
-	w := kubeminor.Here("v0.2.0")
+	w := kubeminor.Here("v0.2.0", true)
 	w.Self, w.NoDownload = self, true
 	if err := os.WriteFile(self, nil, 0o755); err != nil {
 		t.Fatal(err)

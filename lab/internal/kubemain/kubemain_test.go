@@ -53,3 +53,15 @@ func TestRunDispatchesByName(t *testing.T) {
 		t.Errorf("echo-args printed %q, want its arguments", out)
 	}
 }
+
+// Only a version set at link time makes a release: a build from a checkout
+// carries the version the Go toolchain stamps (a pseudo-version of the
+// commit, which looks like a release's), and must not download components.
+func TestBuildVersionsReleaseOnlyWhenLinkedIn(t *testing.T) {
+	if v := BuildVersions(""); v.Release {
+		t.Errorf("BuildVersions(\"\") = %+v: a test binary is no release", v)
+	}
+	if v := BuildVersions("v0.1.0"); !v.Release || v.Crdlab != "v0.1.0" {
+		t.Errorf("BuildVersions(\"v0.1.0\") = %+v, want Crdlab v0.1.0 and Release", v)
+	}
+}

@@ -13,6 +13,11 @@ type Versions struct {
 	Etcd              string
 	ControllerRuntime string
 	Go                string
+	// Release says Crdlab is a release's version, set at link time (make
+	// release), rather than what the Go toolchain stamps on any build
+	// ("(devel)", or a pseudo-version v0.0.0-<date>-<commit> from the
+	// checkout): only a release's components can be downloaded.
+	Release bool
 }
 
 // releaseVersion is the release a components executable (lab/components)
@@ -33,9 +38,9 @@ func BuildVersions(release string) Versions {
 	}
 	switch {
 	case release != "":
-		v.Crdlab = release
+		v.Crdlab, v.Release = release, true
 	case releaseVersion != "":
-		v.Crdlab = releaseVersion
+		v.Crdlab, v.Release = releaseVersion, true
 	}
 	return v
 }

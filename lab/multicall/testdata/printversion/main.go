@@ -11,5 +11,5 @@ import (
 
 func main() {
 	v := multicall.BuildVersions()
-	fmt.Printf("%s\n%s\n%s\n", v.Crdlab, v.Kubernetes, v.Etcd)
+	fmt.Printf("%s\n%s\n%s\n%t\n", v.Crdlab, v.Kubernetes, v.Etcd, v.Release)
 }
