@@ -293,9 +293,10 @@ func TestStatusFileIsTheSharedStatus(t *testing.T) {
 	st := control.Status{
 		PID: 42, Endpoint: "https://127.0.0.1:6443", Kubeconfig: d.Kubeconfig(), DataDir: "/data",
 		StartedAt: at, ReadyAt: at.Add(time.Second),
-		Webhooks: &control.WebhookServing{Host: "127.0.0.1", Port: 9443, CertDir: "/certs", Front: "https://127.0.0.1:1"},
-		UI:       "http://127.0.0.1:8080/",
-		Lang:     "zh",
+		Webhooks:   &control.WebhookServing{Host: "127.0.0.1", Port: 9443, CertDir: "/certs", Front: "https://127.0.0.1:1"},
+		UI:         "http://127.0.0.1:8080/",
+		Lang:       "zh",
+		Kubernetes: "v1.35.8",
 		Health: control.Health{
 			State: control.StateDegraded,
 			Processes: []control.ProcessHealth{{
