@@ -217,7 +217,18 @@ func alive(pid int) bool {
 	// The state follows the parenthesised command name.
 	s := string(data)
 	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && i+2 < len(s) && s[i+2] != 'Z'
+	if i < 0 || i+2 >= len(s) {
+		return false
+	}
+	if s[i+2] != 'Z' {
+		return true
+	}
+	// A zombie leader is gone only once its other threads are: after a
+	// kill -9 the thread group's leader turns Z first, while the other
+	// threads still exit holding the process's files (a lab's state-dir
+	// lock among them: TestChaos's 'up -d' right after once found it held).
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	return err == nil && len(tasks) > 1
 }
 
 // expectGone fails when any of procs still runs after wait.
