@@ -173,7 +173,9 @@ func (a *auditLog) add(line []byte) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if ev.ResponseObject != nil {
+	// A deletecollection answers a list, whose resourceVersion is the
+	// store's revision when it listed, which some other write made.
+	if ev.ResponseObject != nil && ev.Verb != "deletecollection" {
 		if rev, err := strconv.ParseInt(ev.ResponseObject.Metadata.ResourceVersion, 10, 64); err == nil && rev > 0 {
 			a.remember(rev, ev.StageTimestamp)
 		}

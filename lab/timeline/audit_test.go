@@ -132,7 +132,8 @@ func TestFollowAuditRotation(t *testing.T) {
 
 // A write's time is the stage timestamp of the request whose response
 // carries its revision (the first such: a write that changed nothing
-// answers the revision before it); a binding, which answers a Status, is
+// answers the revision before it, a deletecollection a list at the
+// revision some other write made); a binding, which answers a Status, is
 // found by its Pod; a revision the log has passed without answering it is
 // not waited for.
 func TestAuditTimes(t *testing.T) {
@@ -150,6 +151,7 @@ func TestAuditTimes(t *testing.T) {
 		`{"stage":"ResponseComplete","verb":"update","stageTimestamp":"2026-12-04T10:00:00.000010Z","objectRef":{"resource":"deployments","namespace":"a","name":"web"},"responseObject":{"metadata":{"resourceVersion":"10"}}}`,
 		`{"stage":"ResponseComplete","verb":"update","stageTimestamp":"2026-12-04T10:00:00.000011Z","objectRef":{"resource":"deployments","namespace":"a","name":"web"},"responseObject":{"metadata":{"resourceVersion":"10"}}}`,
 		`{"stage":"ResponseComplete","verb":"create","stageTimestamp":"2026-12-04T10:00:00.000012Z","objectRef":{"resource":"pods","subresource":"binding","namespace":"a","name":"web-1"},"responseObject":{"kind":"Status","status":"Success"}}`,
+		`{"stage":"ResponseComplete","verb":"deletecollection","stageTimestamp":"2026-12-04T10:00:00.000019Z","objectRef":{"resource":"csistoragecapacities","namespace":"b"},"responseObject":{"kind":"CSIStorageCapacityList","metadata":{"resourceVersion":"20"},"items":[]}}`,
 		`{"stage":"ResponseComplete","verb":"create","stageTimestamp":"2026-12-04T10:00:00.000020Z","objectRef":{"resource":"pods","namespace":"a"},"responseObject":{"metadata":{"resourceVersion":"20"}}}`,
 	} {
 		if _, err := f.WriteString(line + "\n"); err != nil {
