@@ -20,32 +20,24 @@ type kubernetes struct {
 	chosen  bool                  // by Options.KubernetesVersion or its variable, not by default
 }
 
-// chooseKubernetes resolves Options.KubernetesVersion (else
-// $CRDLAB_KUBERNETES_VERSION, else the minor built in) and finds its
-// components executable.
+// chooseKubernetes takes Options.Kubernetes, resolved by the caller, or
+// else resolves Options.KubernetesVersion (else $CRDLAB_KUBERNETES_VERSION,
+// else the minor built in) with its components executable.
 func chooseKubernetes(ctx context.Context, opts Options) (kubernetes, error) {
-	var minor string
-	var err error
-	if opts.KubernetesVersion != "" {
-		minor, err = kubeminor.Parse("KubernetesVersion", opts.KubernetesVersion)
-	} else {
-		minor, err = kubeminor.Choose("")
+	kube := opts.Kubernetes
+	if kube.Minor == "" {
+		v := multicall.BuildVersions()
+		var err error
+		if kube, err = kubeminor.Resolve(ctx, "KubernetesVersion", opts.KubernetesVersion, kubeminor.Here(v.Crdlab, v.Release)); err != nil {
+			return kubernetes{}, err
+		}
 	}
-	if err != nil {
-		return kubernetes{}, err
+	k := kubernetes{minor: kube.Minor, version: kube.Version, comps: kube.Components, chosen: kube.Chosen}
+	if k.comps == nil {
+		k.version = kubeversion.Module() // the release go.mod links
+	} else if opts.BinaryAssetsDirectory != "" {
+		return kubernetes{}, fmt.Errorf("KubernetesVersion %s and BinaryAssetsDirectory %s: give one or the other (the binaries there serve a Kubernetes of their own)", k.minor, opts.BinaryAssetsDirectory)
 	}
-	k := kubernetes{minor: minor, version: kubeversion.Module(), chosen: opts.KubernetesVersion != "" || os.Getenv(kubeminor.Env) != ""}
-	if minor == kubeminor.BuiltIn {
-		return k, nil
-	}
-	if opts.BinaryAssetsDirectory != "" {
-		return kubernetes{}, fmt.Errorf("KubernetesVersion %s and BinaryAssetsDirectory %s: give one or the other (the binaries there serve a Kubernetes of their own)", minor, opts.BinaryAssetsDirectory)
-	}
-	v := multicall.BuildVersions()
-	if k.comps, err = kubeminor.Find(ctx, minor, kubeminor.Here(v.Crdlab, v.Release)); err != nil {
-		return kubernetes{}, err
-	}
-	k.version = k.comps.Versions.Kubernetes
 	return k, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/crdlab/crdlab/lab/kubeminor"
 	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/lab/timeline"
 )
@@ -45,14 +46,20 @@ type Options struct {
 	// compiled into it when called by their names (see the package doc).
 	BinaryAssetsDirectory string
 
-	// KubernetesVersion is the Kubernetes minor the lab serves: "1.35",
-	// "1.36" or "1.37" ("v1.36" and the exact patch served, "1.36.5", are
-	// taken too). 1.37 is built into this program; an older minor runs
-	// from its components executable, crdlab-k8s-<minor> (found as
-	// docs/testing-your-operator.md says; etcd is always this program's).
-	// Empty: $CRDLAB_KUBERNETES_VERSION if set, else 1.37. A minor given
-	// here or by that variable wins over KUBEBUILDER_ASSETS.
+	// KubernetesVersion is the Kubernetes minor the lab serves, one of
+	// kubeminor.Supported() ("1.36"; "v1.36" and the exact patch served,
+	// "1.36.5", are taken too). kubeminor.BuiltIn is built into this
+	// program; another minor runs from its components executable,
+	// crdlab-k8s-<minor> (found as docs/testing-your-operator.md says; etcd
+	// is always this program's). Empty: $CRDLAB_KUBERNETES_VERSION if set,
+	// else kubeminor.BuiltIn. A minor given here or by that variable wins
+	// over KUBEBUILDER_ASSETS. Ignored when Kubernetes is set.
 	KubernetesVersion string
+
+	// Kubernetes is the Kubernetes to serve as the caller resolved it
+	// already (kubeminor.Resolve: crdlab up resolves --kubernetes once, to
+	// say early what is missing). Zero: Start resolves KubernetesVersion.
+	Kubernetes kubeminor.Kubernetes
 
 	// APIServerFlags are added to the kube-apiserver's command line, after
 	// the lab's own, as name=value pairs without the leading dashes; a flag

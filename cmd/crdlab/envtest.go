@@ -19,7 +19,7 @@ func newEnvtestCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "envtest",
 		Short: "Print a folder of etcd, kube-apiserver and kubectl for envtest (KUBEBUILDER_ASSETS)",
-		Long: `Print the path of a binary assets folder for controller-runtime's envtest:
+		Long: minorText(`Print the path of a binary assets folder for controller-runtime's envtest:
 etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kubectl,
 each a link to this binary, which runs the real component compiled into it.
 It replaces 'setup-envtest use': nothing is downloaded, and the folder works
@@ -36,9 +36,9 @@ becomes
 
   KUBEBUILDER_ASSETS="$(shell crdlab envtest --kubernetes $(ENVTEST_K8S_VERSION))" go test ...
 
---kubernetes (default: $CRDLAB_KUBERNETES_VERSION, else 1.37) chooses the
-Kubernetes minor: 1.35, 1.36 or 1.37 (v1.36 and the exact patch served,
-1.36.5, are taken too). 1.37 is built into this binary; for an older minor
+--kubernetes (default: $CRDLAB_KUBERNETES_VERSION, else {BUILTIN}) chooses the
+Kubernetes minor: {MINORS} (v{EXAMPLE} and the exact patch served,
+{EXAMPLE_PATCH}, are taken too). {BUILTIN} is built into this binary; for another minor
 kube-apiserver, kube-controller-manager, kube-scheduler and kubectl link to
 its components executable, crdlab-k8s-<minor> (make components
 K8S=<minor>, or the release's download), and etcd to this binary.
@@ -47,26 +47,18 @@ The folder is kept in the user's cache dir, one per crdlab build and
 Kubernetes minor, and made again when missing. etcd and kube-apiserver
 started from it stop when the process that started them dies, even on
 kill -9 (envtest alone leaves them running). 'crdlab version' prints the
-Kubernetes versions this crdlab serves.`,
-		Example: `  KUBEBUILDER_ASSETS=$(crdlab envtest) go test ./...
-  KUBEBUILDER_ASSETS=$(crdlab envtest --kubernetes 1.35) go test ./...
-  crdlab envtest --dir ./bin/k8s`,
+Kubernetes versions this crdlab serves.`),
+		Example: minorText(`  KUBEBUILDER_ASSETS=$(crdlab envtest) go test ./...
+  KUBEBUILDER_ASSETS=$(crdlab envtest --kubernetes {OLDEST}) go test ./...
+  crdlab envtest --dir ./bin/k8s`),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			minor, _, err := chooseMinor(kubernetes)
+			kube, err := resolveKubernetes(cmd.Context(), kubernetes)
 			if err != nil {
 				return err
-			}
-			comps, err := findComponents(cmd.Context(), minor)
-			if err != nil {
-				return err
-			}
-			version := multicall.BuildVersions().Kubernetes
-			if comps != nil {
-				version = comps.Versions.Kubernetes
 			}
 			if dir == "" {
-				if dir, err = defaultAssetsDir(version); err != nil {
+				if dir, err = defaultAssetsDir(kube.Version); err != nil {
 					return err
 				}
 			}
@@ -74,7 +66,7 @@ Kubernetes versions this crdlab serves.`,
 			if err != nil {
 				return fmt.Errorf("--dir %s: %w", dir, err)
 			}
-			if err := linkAssets(abs, comps); err != nil {
+			if err := linkAssets(abs, kube.Components); err != nil {
 				return fmt.Errorf("--dir %s: %w", dir, err)
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), abs)

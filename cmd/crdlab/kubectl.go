@@ -18,13 +18,13 @@ func newKubectlCommand(g *globalFlags) *cobra.Command {
 	return &cobra.Command{
 		Use:   "kubectl [kubectl arguments]",
 		Short: "Run kubectl (compiled in) against the running lab",
-		Long: `Run the real kubectl, compiled into crdlab, with the lab's admin kubeconfig,
+		Long: minorText(`Run the real kubectl, compiled into crdlab, with the lab's admin kubeconfig,
 so nothing else needs to be installed. Every argument is passed to kubectl
 as is; give --kubeconfig yourself to point it elsewhere.
 
-Against a lab on an older Kubernetes minor ('crdlab up --kubernetes 1.35'),
+Against a lab on another Kubernetes minor ('crdlab up --kubernetes {OLDEST}'),
 it runs that minor's kubectl, from the components executable the lab
-runs, so that client and server are of the same minor.`,
+runs, so that client and server are of the same minor.`),
 		Example: `  crdlab kubectl get namespaces
   crdlab kubectl api-resources
   crdlab kubectl apply -f fixtures/user-admin.yaml`,

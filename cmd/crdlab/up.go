@@ -14,6 +14,7 @@ import (
 
 	"github.com/crdlab/crdlab/lab"
 	"github.com/crdlab/crdlab/lab/full"
+	"github.com/crdlab/crdlab/lab/kubeminor"
 	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/lab/server"
 )
@@ -39,7 +40,7 @@ type upFlags struct {
 	noUI        bool
 	owners      []int
 	kubernetes  string
-	minor       string // of --kubernetes or its variable (validate)
+	kube        kubeminor.Kubernetes // of --kubernetes or its variable, resolved once (validate)
 }
 
 func newUpCommand(g *globalFlags) *cobra.Command {
@@ -47,7 +48,7 @@ func newUpCommand(g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "up",
 		Short: "Start a lab: a real control plane and simulated nodes on 127.0.0.1",
-		Long: `Start a lab: a real etcd and a real kube-apiserver on 127.0.0.1, run from
+		Long: minorText(`Start a lab: a real etcd and a real kube-apiserver on 127.0.0.1, run from
 this binary through controller-runtime's envtest, then the real
 kube-controller-manager and kube-scheduler, and simulated nodes whose
 simulated kubelet runs the Pods bound to them (no container ever runs), so
@@ -88,22 +89,22 @@ leaves it running in the background; 'crdlab down' stops it.
 etcd's data is removed when the lab stops, unless --data-dir names a
 folder to keep it in: a lab started again on it has every object it had.
 
---kubernetes 1.35 or 1.36 (or $CRDLAB_KUBERNETES_VERSION) serves an older
+--kubernetes {OTHERS} (or $CRDLAB_KUBERNETES_VERSION) serves another
 Kubernetes minor: its kube-apiserver, kube-controller-manager,
 kube-scheduler and kubectl run from crdlab-k8s-<minor> (make components
 K8S=<minor>, or the release's download), found next to crdlab or in
-$CRDLAB_COMPONENTS_DIR; etcd is crdlab's own. 1.37 is built in. A data dir
+$CRDLAB_COMPONENTS_DIR; etcd is crdlab's own. {BUILTIN} is built in. A data dir
 keeps the minor that wrote it; 'crdlab status' says which one runs.
 
 --lang zh (or a Chinese locale: LANG=zh_CN.UTF-8) makes the lab speak
 Chinese: what up prints, the timeline's actors (with a gloss), the web
 UI's default language (a switch in the page changes it), and the
 scenarios run against it, unless their own --lang or locale says
-otherwise. docs/zh is the guide in Chinese.`,
-		Example: `  crdlab up
+otherwise. docs/zh is the guide in Chinese.`),
+		Example: minorText(`  crdlab up
   crdlab up -d && export KUBECONFIG=~/.crdlab/kubeconfig
-  crdlab up -d --kubernetes 1.35
-  crdlab up --data-dir ~/.crdlab-data --port 6443`,
+  crdlab up -d --kubernetes {OLDEST}
+  crdlab up --data-dir ~/.crdlab-data --port 6443`),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.detach {
@@ -141,16 +142,13 @@ otherwise. docs/zh is the guide in Chinese.`,
 // validate checks flag values before anything starts, and that the
 // components of the Kubernetes minor asked for are there.
 func (f *upFlags) validate(ctx context.Context) error {
-	minor, chosen, err := chooseMinor(f.kubernetes)
+	kube, err := resolveKubernetes(ctx, f.kubernetes)
 	if err != nil {
 		return err
 	}
-	f.minor = minor
-	if chosen && f.assetsDir != "" {
-		return fmt.Errorf("--binary-assets-dir %s and --kubernetes %s: give one or the other (the binaries there serve a Kubernetes of their own)", f.assetsDir, minor)
-	}
-	if _, err := findComponents(ctx, minor); err != nil {
-		return err
+	f.kube = kube
+	if kube.Chosen && f.assetsDir != "" {
+		return fmt.Errorf("--binary-assets-dir %s and --kubernetes %s: give one or the other (the binaries there serve a Kubernetes of their own)", f.assetsDir, kube.Minor)
 	}
 	if err := f.state().CheckPathLength(); err != nil {
 		return fmt.Errorf("--state-dir: %w", err)
@@ -229,7 +227,7 @@ func runUp(ctx context.Context, out, errOut io.Writer, f *upFlags) error {
 			DataDir:               f.dataDir,
 			Port:                  f.port,
 			BinaryAssetsDirectory: f.assetsDir,
-			KubernetesVersion:     f.kubernetes,
+			Kubernetes:            f.kube,
 			StartTimeout:          f.timeout,
 			Components:            components,
 			Nodes:                 f.nodes,

@@ -18,11 +18,11 @@ func newVersionCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the versions of crdlab and of the components built into it",
-		Long: `Print the versions of crdlab and of the components built into it
-(Kubernetes 1.37, etcd), then each Kubernetes minor crdlab serves:
+		Long: minorText(`Print the versions of crdlab and of the components built into it
+(Kubernetes {BUILTIN}, etcd), then each Kubernetes minor crdlab serves:
 built in, or the components executable found for it (crdlab-k8s-<minor>,
 in $CRDLAB_COMPONENTS_DIR, next to crdlab, or in the user cache) and the
-version it serves, or where it was looked for.`,
+version it serves, or where it was looked for.`),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			v := multicall.BuildVersions()

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/crdlab/crdlab/lab/labtest/release"
 )
 
 // DirEnv names the variable that gives a folder to look for components
@@ -20,7 +22,7 @@ const DirEnv = "CRDLAB_COMPONENTS_DIR"
 
 // Name returns the file name of minor's components executable.
 func Name(minor string) string {
-	return "crdlab-k8s-" + minor
+	return release.ComponentsBinary(minor)
 }
 
 // Components is a components executable found for a minor.
@@ -115,7 +117,7 @@ func cacheName(version string) string {
 // doc says and checking the one found with its version. It is not for
 // BuiltIn, which crdlab runs itself.
 func Find(ctx context.Context, minor string, w Where) (*Components, error) {
-	if _, ok := patches[minor]; !ok || minor == BuiltIn {
+	if Patch(minor) == "" || minor == BuiltIn {
 		return nil, fmt.Errorf("%s: %w: Kubernetes %s has no components executable", Name(minor), ErrUnsupported, minor)
 	}
 	paths, cache := w.Candidates(minor)

@@ -12,30 +12,6 @@ import (
 // given.
 const Env = "CRDLAB_KUBERNETES_VERSION"
 
-// BuiltIn is the minor built into crdlab.
-const BuiltIn = "1.37"
-
-// patches are the releases crdlab serves, by minor; BuiltIn's is the
-// k8s.io/kubernetes version of crdlab's go.mod (kubeversion.Kubernetes, a
-// test keeps them in step), the others the versions of the components
-// modules (lab/components/<minor>/go.mod).
-var patches = map[string]string{
-	"1.35": "v1.35.8",
-	"1.36": "v1.36.5",
-	"1.37": "v1.37.2",
-}
-
-// Supported returns the minors crdlab serves, oldest first.
-func Supported() []string {
-	return []string{"1.35", "1.36", "1.37"}
-}
-
-// Patch returns the release crdlab serves for minor ("v1.36.5" for "1.36"),
-// or "" for a minor it does not serve.
-func Patch(minor string) string {
-	return patches[minor]
-}
-
 // Errors of Parse and Find.
 var (
 	// ErrUnsupported: a version crdlab does not serve.
@@ -59,8 +35,8 @@ func Parse(source, version string) (string, error) {
 		return "", unsupported(source, version)
 	}
 	minor := m[1] + "." + m[2]
-	patch, ok := patches[minor]
-	if !ok {
+	patch := Patch(minor)
+	if patch == "" {
 		return "", unsupported(source, version)
 	}
 	if m[3] != "" && "v"+minor+m[3] != patch {
@@ -70,21 +46,28 @@ func Parse(source, version string) (string, error) {
 }
 
 func unsupported(source, version string) error {
-	s := Supported()
-	return fmt.Errorf("%s %s: %w; crdlab serves Kubernetes %s and %s", source, version, ErrUnsupported,
-		strings.Join(s[:len(s)-1], ", "), s[len(s)-1])
+	return fmt.Errorf("%s %s: %w; crdlab serves Kubernetes %s", source, version, ErrUnsupported, List(Supported(), "and"))
 }
 
 // Choose returns the minor of flag (the value of --kubernetes) when given,
 // else of $CRDLAB_KUBERNETES_VERSION when set, else BuiltIn.
 func Choose(flag string) (string, error) {
-	if flag != "" {
-		return Parse("--kubernetes", flag)
+	minor, _, err := choose("--kubernetes", flag)
+	return minor, err
+}
+
+// choose returns the minor of version (source names where it came from)
+// when given, else of Env when set, else BuiltIn; and the source it took.
+func choose(source, version string) (minor, from string, err error) {
+	if version != "" {
+		minor, err = Parse(source, version)
+		return minor, source, err
 	}
 	if v := os.Getenv(Env); v != "" {
-		return Parse(Env, v)
+		minor, err = Parse(Env, v)
+		return minor, Env, err
 	}
-	return BuiltIn, nil
+	return BuiltIn, "", nil
 }
 
 // WithinSkew reports whether kubectl of minor b may talk to a server of

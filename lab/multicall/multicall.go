@@ -1,21 +1,12 @@
 package multicall
 
 import (
-	_ "time/tzdata" // CronJob time zones without a system tz database
-
 	_ "github.com/crdlab/crdlab/lab/internal/fasthelp" // first: answers envtest's --help look-ups at once
-	_ "github.com/crdlab/crdlab/lab/internal/i18n"     // first: keeps kubectl from loading translations in every process
 
 	"github.com/crdlab/crdlab/lab/internal/etcd"
+	"github.com/crdlab/crdlab/lab/internal/kubecmd"
+	"github.com/crdlab/crdlab/lab/internal/kubecmd/informername"
 	"github.com/crdlab/crdlab/lab/internal/kubemain"
-
-	"k8s.io/component-base/cli"
-	kubecontrollermanager "k8s.io/kubernetes/cmd/kube-controller-manager/app"
-	kubescheduler "k8s.io/kubernetes/cmd/kube-scheduler/app"
-
-	_ "k8s.io/component-base/logs/json/register"          // JSON log format, as the real binaries have it
-	_ "k8s.io/component-base/metrics/prometheus/clientgo" // client-go metrics, as the real binaries have them
-	_ "k8s.io/component-base/metrics/prometheus/version"  // version metric, as the real binaries have it
 )
 
 // Component names under which a program that imports this package runs a
@@ -30,19 +21,16 @@ const (
 )
 
 // components maps a component name to the function that runs it and returns
-// its exit code: Kubernetes 1.37's, and etcd.
-var components = map[string]func(args []string) int{
-	Etcd: func(args []string) int {
+// its exit code: Kubernetes 1.37's (lab/internal/kubecmd, with that minor's
+// hooks), and etcd.
+var components = func() map[string]func(args []string) int {
+	c := kubecmd.Components(informername.Set)
+	c[Etcd] = func(args []string) int {
 		etcd.Main(args) // exits the process itself when etcd stops; crdlab's election defaults
 		return 0
-	},
-	KubeAPIServer: func([]string) int { return cli.Run(newAPIServerCommand()) },
-	KubeControllerManager: func([]string) int {
-		return cli.Run(kubecontrollermanager.NewControllerManagerCommand())
-	},
-	KubeScheduler: func([]string) int { return cli.Run(kubescheduler.NewSchedulerCommand()) },
-	Kubectl:       func(args []string) int { return RunKubectl(args[1:]) },
-}
+	}
+	return c
+}()
 
 // ParentPIDEnv names the variable through which a lab tells its children
 // which process they belong to, so that a child started after its parent

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/crdlab/crdlab/lab/internal/certs"
+	"github.com/crdlab/crdlab/lab/labtest/release"
 )
 
 // Want is what the executable under test must be.
@@ -34,7 +35,7 @@ type Want struct {
 // its build information (the Kubernetes version it reports comes from it).
 func Build(t *testing.T, w Want) string {
 	t.Helper()
-	exe := filepath.Join(t.TempDir(), "crdlab-k8s-"+w.Minor)
+	exe := filepath.Join(t.TempDir(), release.ComponentsBinary(w.Minor))
 	build := exec.Command("go", "build", "-o", exe, ".")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build -o %s .: %v\n%s", exe, err, out)

@@ -3,20 +3,18 @@ package main
 import (
 	"fmt"
 	"strings"
+
+	format "github.com/crdlab/crdlab/lab/labtest/release"
 )
 
-// ComponentsPrefix begins every components executable's name:
-// crdlab-k8s-<minor>, the components (kube-apiserver, kube-controller-manager,
-// kube-scheduler, kubectl) of a Kubernetes minor crdlab does not link.
-const ComponentsPrefix = "crdlab-k8s-"
-
-// ComponentsBinary is the executable of minor's components: crdlab-k8s-1.36.
-func ComponentsBinary(minor string) string { return ComponentsPrefix + minor }
+// ComponentsBinary is the executable of minor's components (the release
+// format's name).
+func ComponentsBinary(minor string) string { return format.ComponentsBinary(minor) }
 
 // ComponentsArchiveName is the file name of version's archive of minor's
-// components for p: crdlab-k8s-<minor>-<version>-<os>-<arch>.tar.gz.
+// components for p (the release format's name).
 func ComponentsArchiveName(minor, version string, p Platform) string {
-	return ComponentsBinary(minor) + "-" + version + "-" + p.OS + "-" + p.Arch + ".tar.gz"
+	return format.ComponentsArchiveName(minor, version, p.OS, p.Arch)
 }
 
 // ParseMinors reads a list of Kubernetes minors, "1.35 1.36" or

@@ -38,7 +38,7 @@ func run(ctx context.Context, args []string) error {
 	fs.StringVar(&opts.License, "license", "LICENSE", "the file packaged as LICENSE")
 	fs.StringVar(&opts.Readme, "readme", "README.md", "the file packaged as README.md")
 	fs.StringVar(&opts.BinDir, "bin", "", "package: the binaries, <bin>/<os>-<arch>/crdlab")
-	components := fs.String("components", "", "the Kubernetes minors whose components executables are released too, as \"1.35 1.36\": <bin>/<os>-<arch>/crdlab-k8s-<minor>")
+	components := fs.String("components", "", "the Kubernetes minors whose components executables are released too, space-separated (make print-minors: K8S_MINORS): <bin>/<os>-<arch>/crdlab-k8s-<minor>")
 	componentPlatforms := fs.String("component-platforms", "", "the platforms of the components archives, as \"linux/amd64 darwin/arm64\" (default: those of crdlab's)")
 	date := fs.String("date", "0", "package: the archive entries' time, in seconds since 1970 (make release: the commit's)")
 	runIt := fs.Bool("run", true, "verify: run the crdlab of this machine's platform")

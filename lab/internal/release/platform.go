@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"strings"
+
+	format "github.com/crdlab/crdlab/lab/labtest/release"
 )
 
 // Platform is a target of a release: GOOS and GOARCH.
@@ -38,8 +40,8 @@ func ParsePlatforms(args []string) ([]Platform, error) {
 
 func (p Platform) String() string { return p.OS + "/" + p.Arch }
 
-// ArchiveName is the file name of version's archive for p:
-// crdlab-<version>-<os>-<arch>.tar.gz.
+// ArchiveName is the file name of version's archive of crdlab for p (the
+// release format's name).
 func ArchiveName(version string, p Platform) string {
-	return "crdlab-" + version + "-" + p.OS + "-" + p.Arch + ".tar.gz"
+	return format.ArchiveName(version, p.OS, p.Arch)
 }

@@ -10,13 +10,15 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	format "github.com/crdlab/crdlab/lab/labtest/release"
 )
 
-// SumsFile is the name of the digests' file, in sha256sum's format.
-const SumsFile = "SHA256SUMS"
-
-// IndexFile is the name of the machine-readable index.
-const IndexFile = "index.json"
+// The files beside the archives (the release format's names).
+const (
+	SumsFile  = format.SumsFile
+	IndexFile = format.IndexFile
+)
 
 // fileSHA256 is the hex SHA-256 of the file at path.
 func fileSHA256(path string) (string, error) {

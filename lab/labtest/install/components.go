@@ -2,7 +2,6 @@ package install
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -10,6 +9,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/crdlab/crdlab/lab/labtest/release"
 )
 
 // ComponentsDirEnv names a folder that holds crdlab-k8s-<minor>
@@ -20,10 +21,10 @@ const ComponentsDirEnv = "CRDLAB_COMPONENTS_DIR"
 // ErrNoComponents: the release has no components archive for this
 // Kubernetes minor and platform (or none at all: a release made before
 // them).
-var ErrNoComponents = errors.New("no crdlab-k8s archive for this Kubernetes minor and platform")
+var ErrNoComponents = release.ErrNoComponents
 
 // ComponentsBinary is the executable of minor's components: crdlab-k8s-1.36.
-func ComponentsBinary(minor string) string { return "crdlab-k8s-" + minor }
+func ComponentsBinary(minor string) string { return release.ComponentsBinary(minor) }
 
 // ComponentsOptions say which components executable DownloadComponents
 // gets and from where.
@@ -105,8 +106,8 @@ func (s settings) downloadComponents(ctx context.Context, minor, goos, goarch st
 // archive, then renames its executable to bin, leaving nothing else
 // behind.
 func (s settings) fetchComponents(ctx context.Context, versionDir, bin, minor, goos, goarch string) error {
-	pick := func(idx Index) (string, Archive, error) {
-		name, a, err := idx.componentsArchive(s.version, minor, goos, goarch)
+	pick := func(idx release.Index) (string, release.Asset, error) {
+		name, a, err := idx.ComponentsArchive(s.version, minor, goos, goarch)
 		if err != nil {
 			return "", a, fmt.Errorf("%w; %s", err, s.hint)
 		}

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/crdlab/crdlab/lab/labtest/release"
 )
 
 // Download returns the path of the crdlab executable of the release
@@ -52,9 +54,9 @@ func (s settings) download(ctx context.Context, goos, goarch string) (string, er
 // fetch downloads, checks and unpacks the release into dir, leaving
 // nothing behind when it fails.
 func (s settings) fetch(ctx context.Context, versionDir, dir, goos, goarch string) error {
-	pick := func(idx Index) (string, Archive, error) { return idx.archive(s.version, goos, goarch) }
+	pick := func(idx release.Index) (string, release.Asset, error) { return idx.Archive(s.version, goos, goarch) }
 	what := fmt.Sprintf("crdlab %s for %s/%s", s.version, goos, goarch)
-	tmp, err := s.fetchArchive(ctx, versionDir, what, "crdlab", pick)
+	tmp, err := s.fetchArchive(ctx, versionDir, what, release.Binary, pick)
 	if err != nil {
 		return err
 	}
@@ -75,22 +77,22 @@ func (s settings) fetch(ctx context.Context, versionDir, dir, goos, goarch strin
 // returns for the caller to put in place and remove. what names the
 // archive in the log; binary is the executable the archive must hold.
 // Nothing is left in parent when it fails.
-func (s settings) fetchArchive(ctx context.Context, parent, what, binary string, pick func(Index) (string, Archive, error)) (string, error) {
+func (s settings) fetchArchive(ctx context.Context, parent, what, binary string, pick func(release.Index) (string, release.Asset, error)) (string, error) {
 	base := strings.TrimSuffix(s.base, "/") + "/" + s.version + "/"
-	data, err := s.get(ctx, base+"index.json")
+	data, err := s.get(ctx, base+release.IndexFile)
 	if err != nil {
 		return "", err
 	}
-	idx, err := parseIndex(data)
+	idx, err := release.ParseIndex(data)
 	if err != nil {
-		return "", fmt.Errorf("%w: %sindex.json: %w", ErrBadRelease, base, err)
+		return "", fmt.Errorf("%w: %s%s: %w", ErrBadRelease, base, release.IndexFile, err)
 	}
 	name, want, err := pick(idx)
 	if err != nil {
-		return "", fmt.Errorf("%sindex.json: %w", base, err)
+		return "", fmt.Errorf("%s%s: %w", base, release.IndexFile, err)
 	}
 	if name == "" || strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
-		return "", fmt.Errorf("%w: %sindex.json names the archive %q, not a file name", ErrBadRelease, base, name)
+		return "", fmt.Errorf("%w: %s%s names the archive %q, not a file name", ErrBadRelease, base, release.IndexFile, name)
 	}
 	fmt.Fprintf(s.log, "downloading %s from %s\n", what, base+name)
 
@@ -162,10 +164,10 @@ func (s settings) open(ctx context.Context, url string) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("%w: %w; %s", ErrUnreachable, err, s.avoid())
 	}
 	switch {
-	case resp.StatusCode == http.StatusNotFound && strings.HasSuffix(url, "/index.json") && s.hint != "":
+	case resp.StatusCode == http.StatusNotFound && strings.HasSuffix(url, "/"+release.IndexFile) && s.hint != "":
 		resp.Body.Close()
 		return nil, fmt.Errorf("%w %s: GET %s: %s; %s", ErrUnknownVersion, s.version, url, resp.Status, s.hint)
-	case resp.StatusCode == http.StatusNotFound && strings.HasSuffix(url, "/index.json"):
+	case resp.StatusCode == http.StatusNotFound && strings.HasSuffix(url, "/"+release.IndexFile):
 		resp.Body.Close()
 		return nil, fmt.Errorf("%w %s: GET %s: %s; set %s to a version released there, or %s to a crdlab binary",
 			ErrUnknownVersion, s.version, url, resp.Status, VersionEnv, BinaryEnv)

@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/crdlab/crdlab/lab/labtest/release"
 )
 
 // Environment variables, read when the matching Options field is empty.
@@ -36,10 +38,10 @@ var (
 	// ErrUnreachable: the release server did not answer.
 	ErrUnreachable = errors.New("unable to reach the crdlab releases")
 	// ErrUnknownVersion: the release server has no such version.
-	ErrUnknownVersion = errors.New("unknown crdlab version")
+	ErrUnknownVersion = release.ErrUnknownVersion
 	// ErrNoPlatform: the release has no archive for this OS and
 	// architecture.
-	ErrNoPlatform = errors.New("no crdlab release for this platform")
+	ErrNoPlatform = release.ErrNoPlatform
 	// ErrDigest: the archive's SHA-256 is not the index's.
 	ErrDigest = errors.New("crdlab archive digest mismatch")
 	// ErrBadRelease: the index or the archive is malformed.

@@ -19,17 +19,17 @@ func ModuleVersion() string {
 func moduleVersion(bi *debug.BuildInfo) string {
 	// 'go run .../setup-crdlab@v0.3.0' builds the module as the main one.
 	if bi.Main.Path == modulePath {
-		return release(bi.Main.Version, bi.Main.Replace)
+		return releaseVersion(bi.Main.Version, bi.Main.Replace)
 	}
 	for _, m := range bi.Deps {
 		if m.Path == modulePath {
-			return release(m.Version, m.Replace)
+			return releaseVersion(m.Version, m.Replace)
 		}
 	}
 	return ""
 }
 
-func release(version string, replace *debug.Module) string {
+func releaseVersion(version string, replace *debug.Module) string {
 	if replace != nil || version == "(devel)" {
 		return ""
 	}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/crdlab/crdlab/lab/labtest/release"
 )
 
 // Version is the version of the releases served.
@@ -41,7 +43,7 @@ esac
 // ComponentsArchive is the name of the archive of minor's components for
 // goos/goarch.
 func ComponentsArchive(minor, goos, goarch string) string {
-	return "crdlab-k8s-" + minor + "-" + Version + "-" + goos + "-" + goarch + ".tar.gz"
+	return release.ComponentsArchiveName(minor, Version, goos, goarch)
 }
 
 // Platforms are the platforms 'make release' builds.
@@ -88,7 +90,7 @@ func New(t testing.TB, o Options) *Server {
 		if o.WithoutThisPlatform && p[0] == runtime.GOOS && p[1] == runtime.GOARCH {
 			continue
 		}
-		name := "crdlab-" + Version + "-" + p[0] + "-" + p[1] + ".tar.gz"
+		name := release.ArchiveName(Version, p[0], p[1])
 		data := tarGz(t, crdlabFiles, map[string]string{"crdlab": FakeCrdlab, "LICENSE": "license\n", "README.md": "readme\n"})
 		sum := sha256.Sum256(data)
 		if o.Tamper {
@@ -123,7 +125,7 @@ func (r *Server) components(t testing.TB, o Options) map[string]map[string]strin
 		}
 		for _, minor := range o.Components {
 			name := ComponentsArchive(minor, p[0], p[1])
-			bin := "crdlab-k8s-" + minor
+			bin := release.ComponentsBinary(minor)
 			data := tarGz(t, []string{bin, "LICENSE", "README.md"}, map[string]string{bin: FakeComponents(minor), "LICENSE": "license\n", "README.md": "readme\n"})
 			sum := sha256.Sum256(data)
 			if o.Tamper {
@@ -186,7 +188,7 @@ func (r *Server) ComponentsCount(minor string) int {
 // thisPlatform: path is an archive of this platform's.
 func (r *Server) thisPlatform(path string) bool {
 	return path == "/"+Version+"/"+r.Archive ||
-		(strings.HasPrefix(path, "/"+Version+"/crdlab-k8s-") && strings.HasSuffix(path, "-"+runtime.GOOS+"-"+runtime.GOARCH+".tar.gz"))
+		(strings.HasPrefix(path, "/"+Version+"/"+release.ComponentsPrefix) && strings.HasSuffix(path, "-"+runtime.GOOS+"-"+runtime.GOARCH+".tar.gz"))
 }
 
 // crdlabFiles are the files of crdlab's archive, in order.

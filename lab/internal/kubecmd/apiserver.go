@@ -1,4 +1,4 @@
-package main
+package kubecmd
 
 import (
 	"context"
@@ -23,14 +23,20 @@ import (
 	"github.com/crdlab/crdlab/lab/internal/kubemain"
 )
 
-// newAPIServerCommand is Kubernetes 1.36's kube-apiserver command
-// (k8s.io/kubernetes/cmd/kube-apiserver/app/server.go's NewAPIServerCommand,
-// the same flags and help) with one change to its Run: the post-start
+// Prepare changes kube-apiserver's completed options before its server is
+// built: what one minor needs that another's options lack (a field added
+// in 1.37, say). The components of a minor pass the hooks of that minor
+// (lab/internal/minorgen says which minor gets which).
+type Prepare func(*options.CompletedOptions) error
+
+// newAPIServerCommand is kube-apiserver's command (app.NewAPIServerCommand,
+// the same flags and help), compiled against the Kubernetes of the module
+// that links it, with one change to its Run: the post-start
 // hooks that make sure the bootstrap RBAC policy and the system priority
 // classes exist report done as soon as those objects are found, instead
 // of after their first wait.Poll interval (1 s) has passed; see
 // kubemain.FastBootstrapHooks. The rest of kube-apiserver runs unchanged.
-func newAPIServerCommand() *cobra.Command {
+func newAPIServerCommand(prepare []Prepare) *cobra.Command {
 	s := options.NewServerRunOptions()
 	ctx := genericapiserver.SetupSignalContext()
 	featureGate := s.GenericServerRunOptions.ComponentGlobalsRegistry.FeatureGateFor(basecompatibility.DefaultKubeComponent)
@@ -66,7 +72,7 @@ cluster's shared state through which all other components interact.`,
 			}
 			featureGate.(featuregate.MutableFeatureGate).AddMetrics()
 			s.GenericServerRunOptions.ComponentGlobalsRegistry.AddMetrics()
-			return runAPIServer(ctx, completed)
+			return runAPIServer(ctx, completed, prepare)
 		},
 		Args: func(cmd *cobra.Command, args []string) error {
 			for _, arg := range args {
@@ -91,12 +97,17 @@ cluster's shared state through which all other components interact.`,
 	return cmd
 }
 
-// runAPIServer is 1.36's app.Run with the bootstrap hooks made fast
+// runAPIServer is app.Run with the bootstrap hooks made fast
 // (kubemain.FastBootstrapHooks), after etcd answers if WaitForEtcdEnv asks
-// for it.
-func runAPIServer(ctx context.Context, opts options.CompletedOptions) error {
+// for it and prepare has changed the options.
+func runAPIServer(ctx context.Context, opts options.CompletedOptions, prepare []Prepare) error {
 	if err := kubemain.WaitForEtcdIfAsked(ctx, opts.Etcd.StorageConfig.Transport.ServerList); err != nil {
 		return err
+	}
+	for _, p := range prepare {
+		if err := p(&opts); err != nil {
+			return err
+		}
 	}
 	config, err := kubeapiserver.NewConfig(opts)
 	if err != nil {

@@ -1,0 +1,46 @@
+// Command minorgen writes the components module of each Kubernetes minor
+// crdlab serves but does not link, from lab/kubeminor/minors.txt:
+// lab/components/<minor>/ with its go.mod (k8s.io/kubernetes and the staging
+// modules at that line's releases, and every other module k8s.io/kubernetes
+// requires pinned to the version it requires, so that the components are
+// built as upstream builds them: a newer cel-go, say, would change what CRD
+// validation accepts, whatever newer versions crdlab's own go.mod
+// requires), main.go, main_test.go and fasthelp/fasthelp.go; then it runs
+// go mod tidy there. The commands themselves are lab/internal/kubecmd's,
+// compiled against the module's minor; the one thing main.go chooses per
+// minor is kube-apiserver's Prepare hooks (hooks below).
+//
+// Usage, from the repository's root:
+//
+//	go run ./lab/internal/minorgen           # write every module, then go mod tidy
+//	go run ./lab/internal/minorgen -check    # fail when a module is stale or a folder is not in minors.txt
+//
+// fasthelp/kube-apiserver.txt, the minor's --help, comes from its built
+// executable: make generate.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+)
+
+func main() {
+	root := flag.String("root", ".", "crdlab's repository")
+	minors := flag.String("minors", "", "the list of minors (default: <root>/lab/kubeminor/minors.txt)")
+	check := flag.Bool("check", false, "change nothing; fail when a module differs from what would be written, or a folder of lab/components is not a minor of the list")
+	tidy := flag.Bool("tidy", true, "run go mod tidy in each module written")
+	flag.Parse()
+	g, err := load(*root, *minors)
+	if err == nil {
+		if *check {
+			err = g.check()
+		} else {
+			err = g.write(*tidy)
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "minorgen:", err)
+		os.Exit(1)
+	}
+}
