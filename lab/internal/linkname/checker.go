@@ -145,7 +145,12 @@ func (c *Checker) check(key string, p *Package, files []string) (*checked, error
 	conf := types.Config{
 		Importer:         importer{c},
 		IgnoreFuncBodies: true,
-		Error:            func(err error) { r.errs = append(r.errs, err.(types.Error)) },
+		Error: func(err error) {
+			var e types.Error
+			if errors.As(err, &e) {
+				r.errs = append(r.errs, e)
+			}
+		},
 	}
 	r.pkg, _ = conf.Check(p.ImportPath, c.fset, asts, nil) // errors kept in r.errs
 	c.checked[key] = r

@@ -1,13 +1,13 @@
 package linkname
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
 	"slices"
-	"strings"
 )
 
 // A Package is a package as a module resolves it ('go list -find').
@@ -76,10 +76,10 @@ func List(dir string, paths []string) (map[string]*Package, error) {
 	}
 	pkgs := map[string]*Package{}
 	var errs []error
-	dec := json.NewDecoder(strings.NewReader(string(out)))
+	dec := json.NewDecoder(bytes.NewReader(out))
 	for {
 		p := new(Package)
-		if err := dec.Decode(p); err == io.EOF {
+		if err := dec.Decode(p); errors.Is(err, io.EOF) {
 			break
 		} else if err != nil {
 			return nil, fmt.Errorf("go list in %s: %w", dir, err)
