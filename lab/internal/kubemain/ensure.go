@@ -20,7 +20,9 @@ import (
 // hook (k8s.io/kubernetes/pkg/registry/rbac/rest), which the hook runs
 // through wait.Poll(1s): one try at creating or reconciling every
 // bootstrap role and binding, done once all are. The same in 1.35, 1.36 and
-// 1.37; a Kubernetes version without it fails to link, naming it.
+// 1.37; a Kubernetes version without it fails to link, naming it, and
+// lab/internal/linkname's TestUpstreamSignatures fails if its type differs
+// from this declaration's in the main module or any components module.
 //
 //go:linkname ensureRBACPolicy k8s.io/kubernetes/pkg/registry/rbac/rest.ensureRBACPolicy
 func ensureRBACPolicy(p *rbacrest.PolicyData, client kubernetes.Interface) (done bool, err error)
