@@ -55,7 +55,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	})
 	// Ready means RBAC works, with the bootstrap roles and bindings, at
 	// once: the apiserver's bootstrap hooks report done when they find them
-	// (lab/multicall/apiserver.go), not after their 1 s poll.
+	// (lab/internal/kubecmd/apiserver.go), not after their 1 s poll.
 	expectBootstrapRBAC(ctx, shared.RESTConfig())
 	// Ready means served: the aggregated groups answer through the
 	// aggregator at once, not after its informer catches up.
