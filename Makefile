@@ -131,7 +131,7 @@ verify-generated: ## Fail when the components modules are stale against MINORS_F
 vet: ## Run go vet.
 	$(GO) vet ./...
 
-lint: $(GOLANGCI_LINT) ## Run shellcheck on the scripts and golangci-lint (.golangci.yml: gofmt, goimports grouping, errorlint, errcheck, staticcheck...) on every module.
+lint: $(GOLANGCI_LINT) ## Run shellcheck on the scripts, check that e2e.test's module shares the main module's versions, and golangci-lint (.golangci.yml: gofmt, goimports grouping, errorlint, errcheck, staticcheck...) on every module.
 	.ci/make/lint.sh
 
 ##@ Tests
