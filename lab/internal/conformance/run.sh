@@ -36,6 +36,8 @@ args=(
 if [[ -n $skip ]]; then
 	args+=(--ginkgo.skip "$skip")
 fi
+# The single quotes are printed, around the expanded pattern.
+# shellcheck disable=SC2016
 echo "running e2e.test --ginkgo.focus '$focus'${skip:+ --ginkgo.skip '$skip'} (log $out/e2e.log)"
 rc=0
 "$e2e" "${args[@]}" >"$out/e2e.log" 2>&1 || rc=$?
