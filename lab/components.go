@@ -11,10 +11,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/crdlab/crdlab/internal/writefile"
 	"github.com/crdlab/crdlab/lab/aggregated"
 	"github.com/crdlab/crdlab/lab/internal/certs"
 	"github.com/crdlab/crdlab/lab/internal/proc"
-	"github.com/crdlab/crdlab/lab/internal/writefile"
 	"github.com/crdlab/crdlab/lab/multicall"
 )
 

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/crdlab/crdlab/internal/writefile"
 	"github.com/crdlab/crdlab/lab/internal/proc"
-	"github.com/crdlab/crdlab/lab/internal/writefile"
 	"github.com/crdlab/crdlab/lab/kubeminor"
 	"github.com/crdlab/crdlab/lab/multicall"
 )

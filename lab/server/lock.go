@@ -6,7 +6,7 @@ import (
 	"os"
 	"syscall"
 
-	"github.com/crdlab/crdlab/lab/internal/writefile"
+	"github.com/crdlab/crdlab/internal/writefile"
 	"github.com/crdlab/crdlab/lab/labtest/control"
 )
 

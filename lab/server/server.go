@@ -10,9 +10,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/crdlab/crdlab/internal/writefile"
 	"github.com/crdlab/crdlab/lab"
 	"github.com/crdlab/crdlab/lab/full"
-	"github.com/crdlab/crdlab/lab/internal/writefile"
 	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/lab/lang"
 	"github.com/crdlab/crdlab/lab/timeline"

@@ -5,7 +5,7 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/crdlab/crdlab/lab/internal/writefile"
+	"github.com/crdlab/crdlab/internal/writefile"
 	"github.com/crdlab/crdlab/lab/labtest/control"
 )
 
