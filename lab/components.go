@@ -14,8 +14,8 @@ import (
 	"github.com/crdlab/crdlab/lab/aggregated"
 	"github.com/crdlab/crdlab/lab/internal/certs"
 	"github.com/crdlab/crdlab/lab/internal/proc"
-	"github.com/crdlab/crdlab/lab/internal/writefile"
 	"github.com/crdlab/crdlab/lab/multicall"
+	"github.com/crdlab/crdlab/lab/writefile"
 )
 
 // Components a lab can run besides etcd and kube-apiserver, which always run.

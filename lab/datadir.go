@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/crdlab/crdlab/lab/internal/proc"
-	"github.com/crdlab/crdlab/lab/internal/writefile"
 	"github.com/crdlab/crdlab/lab/kubeminor"
 	"github.com/crdlab/crdlab/lab/multicall"
+	"github.com/crdlab/crdlab/lab/writefile"
 )
 
 // A DataDir says which versions wrote it, in dataDirMeta, written once a lab

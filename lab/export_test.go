@@ -1,6 +1,6 @@
 package lab
 
-import "github.com/crdlab/crdlab/lab/internal/writefile"
+import "github.com/crdlab/crdlab/lab/writefile"
 
 // What the specs of package lab_test reach that users do not.
 

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/crdlab/crdlab/lab/labtest/control"
+	"github.com/crdlab/crdlab/lab/writefile"
 	"github.com/crdlab/crdlab/scenarios"
 )
 
@@ -73,11 +74,7 @@ func (p *progress) markDone(sd control.Dir, s *scenarios.Scenario, step int) err
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("unable to keep your progress: %w", err)
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("unable to keep your progress: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := writefile.Atomic(path, append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("unable to keep your progress: %w", err)
 	}
 	return nil

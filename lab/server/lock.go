@@ -6,8 +6,8 @@ import (
 	"os"
 	"syscall"
 
-	"github.com/crdlab/crdlab/lab/internal/writefile"
 	"github.com/crdlab/crdlab/lab/labtest/control"
+	"github.com/crdlab/crdlab/lab/writefile"
 )
 
 // ErrUnsafe: the state dir is writable by other users, or not owned by

@@ -12,11 +12,11 @@ import (
 
 	"github.com/crdlab/crdlab/lab"
 	"github.com/crdlab/crdlab/lab/full"
-	"github.com/crdlab/crdlab/lab/internal/writefile"
 	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/lab/lang"
 	"github.com/crdlab/crdlab/lab/timeline"
 	"github.com/crdlab/crdlab/lab/ui"
+	"github.com/crdlab/crdlab/lab/writefile"
 )
 
 // Options configure a lab that Run runs. The zero value works: a full lab

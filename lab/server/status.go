@@ -5,8 +5,8 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/crdlab/crdlab/lab/internal/writefile"
 	"github.com/crdlab/crdlab/lab/labtest/control"
+	"github.com/crdlab/crdlab/lab/writefile"
 )
 
 // writeStatus records a ready lab in d: its kubeconfig, its pid file and

@@ -3,13 +3,11 @@ package ui
 import (
 	"fmt"
 	"strings"
+
+	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
-// maxDiffLines bounds the work of a diff: past it, the whole old text is
-// shown removed and the whole new text added.
-const maxDiffLines = 2000
-
-// context is how many unchanged lines a hunk shows around a change.
+// diffContext is how many unchanged lines a hunk shows around a change.
 const diffContext = 3
 
 // unifiedDiff returns the line diff of a and b in unified form ("@@",
@@ -18,8 +16,7 @@ func unifiedDiff(a, b string) string {
 	if a == b {
 		return ""
 	}
-	al, bl := splitLines(a), splitLines(b)
-	ops := diffLines(al, bl)
+	ops := diffLines(splitLines(a), splitLines(b))
 	var out strings.Builder
 	// Group the operations into hunks with diffContext lines around changes.
 	for i := 0; i < len(ops); {
@@ -69,64 +66,43 @@ func splitLines(s string) []string {
 	return strings.Split(s, "\n")
 }
 
-// diffLines is a longest-common-subsequence line diff, after trimming the
-// common prefix and suffix (most changes of an object touch a few lines).
+// diffLines is the line diff of a and b, by diff-match-patch's Myers diff
+// over lines (each distinct line one symbol). It has no size limit: past
+// its deadline (a second) it returns a correct diff that may not be the
+// shortest.
 func diffLines(a, b []string) []diffOp {
+	dmp := diffmatchpatch.New()
+	ra, rb, lines := dmp.DiffLinesToRunes(joinLines(a), joinLines(b))
 	var ops []diffOp
-	pre := 0
-	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
-		ops = append(ops, diffOp{' ', a[pre], pre, pre})
-		pre++
-	}
-	suf := 0
-	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
-		suf++
-	}
-	am, bm := a[pre:len(a)-suf], b[pre:len(b)-suf]
-	ia, ib := pre, pre
-	if len(am) > maxDiffLines || len(bm) > maxDiffLines {
-		for _, l := range am {
-			ops = append(ops, diffOp{'-', l, ia, ib})
-			ia++
+	ia, ib := 0, 0
+	for _, d := range dmp.DiffCharsToLines(dmp.DiffMainRunes(ra, rb, false), lines) {
+		if d.Text == "" {
+			continue
 		}
-		for _, l := range bm {
-			ops = append(ops, diffOp{'+', l, ia, ib})
-			ib++
-		}
-	} else {
-		// lcs[i][j]: length of the LCS of am[i:] and bm[j:].
-		n, m := len(am), len(bm)
-		lcs := make([][]int32, n+1)
-		for i := range lcs {
-			lcs[i] = make([]int32, m+1)
-		}
-		for i := n - 1; i >= 0; i-- {
-			for j := m - 1; j >= 0; j-- {
-				if am[i] == bm[j] {
-					lcs[i][j] = lcs[i+1][j+1] + 1
-				} else {
-					lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-				}
+		// Every line of d.Text ends with "\n" (joinLines).
+		for _, l := range strings.Split(d.Text[:len(d.Text)-1], "\n") {
+			switch d.Type {
+			case diffmatchpatch.DiffEqual:
+				ops = append(ops, diffOp{' ', l, ia, ib})
+				ia, ib = ia+1, ib+1
+			case diffmatchpatch.DiffDelete:
+				ops = append(ops, diffOp{'-', l, ia, ib})
+				ia++
+			case diffmatchpatch.DiffInsert:
+				ops = append(ops, diffOp{'+', l, ia, ib})
+				ib++
 			}
 		}
-		i, j := 0, 0
-		for i < n || j < m {
-			switch {
-			case i < n && j < m && am[i] == bm[j]:
-				ops = append(ops, diffOp{' ', am[i], ia, ib})
-				i, j, ia, ib = i+1, j+1, ia+1, ib+1
-			case i < n && (j == m || lcs[i+1][j] >= lcs[i][j+1]):
-				ops = append(ops, diffOp{'-', am[i], ia, ib})
-				i, ia = i+1, ia+1
-			default:
-				ops = append(ops, diffOp{'+', bm[j], ia, ib})
-				j, ib = j+1, ib+1
-			}
-		}
-	}
-	for k := len(a) - suf; k < len(a); k++ {
-		ops = append(ops, diffOp{' ', a[k], ia, ib})
-		ia, ib = ia+1, ib+1
 	}
 	return ops
+}
+
+// joinLines is lines, each ended by "\n".
+func joinLines(lines []string) string {
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	return b.String()
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+
+	"github.com/invopop/jsonschema"
 )
 
 // durationPattern is what time.ParseDuration accepts (without a sign).
@@ -12,56 +14,104 @@ const durationPattern = `^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
 
 // JSONSchema returns the JSON schema of the scenario format, generated from
 // its Go types, for editors (docs/scenario.schema.json).
+//
+// github.com/invopop/jsonschema reflects the types: properties from the
+// json tags, required fields (those without omitempty), additionalProperties
+// false, the types of the $defs referenced. Configured here: the
+// descriptions from the doc tags (LookupComment), Duration as a string of
+// durationPattern (Mapper), and the scenario itself at the root; then
+// tagKeywords adds what the reflector does not read, from the tags the
+// format reference reads too (fieldsOfType): enums (enum tag) and a step's
+// exactly one action (action tag, a oneOf).
 func JSONSchema() ([]byte, error) {
-	defs := map[string]any{}
-	root := schemaOf(reflect.TypeFor[Scenario](), defs)
-	out := map[string]any{
-		"$schema":     "https://json-schema.org/draft/2020-12/schema",
-		"$id":         "https://crdlab.dev/schemas/scenario.schema.json",
-		"title":       "crdlab scenario",
-		"description": "A scripted, narrated run of Kubernetes control loops: crdlab scenario run FILE.",
-		"$defs":       defs,
+	r := &jsonschema.Reflector{
+		ExpandedStruct: true,
+		LookupComment: func(t reflect.Type, field string) string {
+			if field == "" {
+				return "" // the schema describes fields, not types
+			}
+			f, _ := t.FieldByName(field)
+			return f.Tag.Get("doc")
+		},
+		Mapper: func(t reflect.Type) *jsonschema.Schema {
+			if t != reflect.TypeFor[Duration]() {
+				return nil
+			}
+			return &jsonschema.Schema{Type: "string", Pattern: durationPattern, Description: "A Go duration: 500ms, 30s, 1m30s."}
+		},
 	}
-	for k, v := range root.(map[string]any) {
-		out[k] = v
+	s := r.ReflectFromType(reflect.TypeFor[Scenario]())
+	s.ID = "https://crdlab.dev/schemas/scenario.schema.json"
+	s.Title = "crdlab scenario"
+	s.Description = "A scripted, narrated run of Kubernetes control loops: crdlab scenario run FILE."
+	for _, t := range structTypes() {
+		st := s
+		if t != reflect.TypeFor[Scenario]() {
+			st = s.Definitions[t.Name()]
+		}
+		if st == nil {
+			return nil, fmt.Errorf("the schema has no definition of %s", t.Name())
+		}
+		if err := tagKeywords(t, st); err != nil {
+			return nil, err
+		}
 	}
-	b, err := json.MarshalIndent(out, "", "  ")
+	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return nil, err
 	}
 	return append(b, '\n'), nil
 }
 
-func schemaOf(t reflect.Type, defs map[string]any) any {
-	if t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch {
-	case t == reflect.TypeFor[Duration]():
-		return map[string]any{"type": "string", "pattern": durationPattern, "description": "A Go duration: 500ms, 30s, 1m30s."}
-	case t.Kind() == reflect.Struct:
-		if t != reflect.TypeFor[Scenario]() {
-			if _, done := defs[t.Name()]; !done {
-				defs[t.Name()] = nil // against recursion
-				defs[t.Name()] = structSchema(t, defs)
-			}
-			return map[string]any{"$ref": "#/$defs/" + t.Name()}
+// tagKeywords adds to st, t's schema, the enums of t's enum tags (on the
+// items of a list) and, if t has fields tagged action, a oneOf that
+// requires exactly one of them.
+func tagKeywords(t reflect.Type, st *jsonschema.Schema) error {
+	var one []*jsonschema.Schema
+	for _, f := range fieldsOfType(t) {
+		p, ok := st.Properties.Get(f.name)
+		if !ok {
+			return fmt.Errorf("the schema of %s has no property %s", t.Name(), f.name)
 		}
-		return structSchema(t, defs)
-	case t.Kind() == reflect.String:
-		return map[string]any{"type": "string"}
-	case t.Kind() == reflect.Bool:
-		return map[string]any{"type": "boolean"}
-	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64:
-		return map[string]any{"type": "integer"}
-	case t.Kind() == reflect.Map:
-		return map[string]any{"type": "object"}
-	case t.Kind() == reflect.Slice:
-		return map[string]any{"type": "array", "items": schemaOf(t.Elem(), defs)}
-	case t.Kind() == reflect.Interface:
-		return map[string]any{}
+		if f.enum != nil {
+			e := make([]any, len(f.enum))
+			for i, v := range f.enum {
+				e[i] = v
+			}
+			if p.Type == "array" {
+				p.Items = &jsonschema.Schema{Type: "string", Enum: e}
+			} else {
+				p.Enum = e
+			}
+		}
+		if f.action {
+			one = append(one, &jsonschema.Schema{Required: []string{f.name}})
+		}
 	}
-	panic("no schema for " + t.String())
+	st.OneOf = one
+	return nil
+}
+
+// structTypes returns the struct types of the format, from Scenario on.
+func structTypes() []reflect.Type {
+	var out []reflect.Type
+	seen := map[reflect.Type]bool{}
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct || t == reflect.TypeFor[Duration]() || seen[t] {
+			return
+		}
+		seen[t] = true
+		out = append(out, t)
+		for _, f := range fieldsOfType(t) {
+			walk(f.typ)
+		}
+	}
+	walk(reflect.TypeFor[Scenario]())
+	return out
 }
 
 type field struct {
@@ -89,47 +139,6 @@ func fieldsOfType(t reflect.Type) []field {
 			fd.enum = strings.Split(e, ",")
 		}
 		out = append(out, fd)
-	}
-	return out
-}
-
-func structSchema(t reflect.Type, defs map[string]any) map[string]any {
-	props := map[string]any{}
-	var required, actions []string
-	for _, f := range fieldsOfType(t) {
-		s := schemaOf(f.typ, defs).(map[string]any)
-		p := map[string]any{}
-		for k, v := range s {
-			p[k] = v
-		}
-		if f.doc != "" {
-			p["description"] = f.doc
-		}
-		if f.enum != nil {
-			if p["type"] == "array" {
-				p["items"] = map[string]any{"type": "string", "enum": f.enum}
-			} else {
-				p["enum"] = f.enum
-			}
-		}
-		props[f.name] = p
-		if f.required {
-			required = append(required, f.name)
-		}
-		if f.action {
-			actions = append(actions, f.name)
-		}
-	}
-	out := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
-	if len(required) > 0 {
-		out["required"] = required
-	}
-	if len(actions) > 0 { // exactly one action
-		var one []any
-		for _, a := range actions {
-			one = append(one, map[string]any{"required": []string{a}})
-		}
-		out["oneOf"] = one
 	}
 	return out
 }

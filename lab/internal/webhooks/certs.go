@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/crdlab/crdlab/lab/internal/certs"
+	"github.com/crdlab/crdlab/lab/writefile"
 )
 
 // Files of a cert dir, named as controller-runtime's webhook server reads
@@ -65,7 +66,7 @@ func EnsureCerts(dir string) (*Certs, error) {
 	// The key first, the CA last: a half-written dir has no CA and is made
 	// again.
 	for _, name := range []string{KeyFile, CertFile, CAFile} {
-		if err := writeAtomic(filepath.Join(dir, name), files[name]); err != nil {
+		if err := writefile.Atomic(filepath.Join(dir, name), files[name], 0o600); err != nil {
 			return nil, err
 		}
 	}
@@ -96,12 +97,4 @@ func loadCerts(dir string) (*Certs, error) {
 		return nil, err
 	}
 	return &Certs{Dir: dir, CA: bytes.TrimSpace(caPEM), pool: pool, pair: pair}, nil
-}
-
-func writeAtomic(path string, data []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		return fmt.Errorf("unable to write %s: %w", path, err)
-	}
-	return os.Rename(tmp, path)
 }

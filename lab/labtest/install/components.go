@@ -119,10 +119,7 @@ func (s settings) fetchComponents(ctx context.Context, versionDir, bin, minor, g
 		return err
 	}
 	defer os.RemoveAll(tmp) // LICENSE and README.md: crdlab's own archive has them
-	if err := os.Rename(filepath.Join(tmp, ComponentsBinary(minor)), bin); err != nil {
-		return fmt.Errorf("unable to put %s in %s: %w", ComponentsBinary(minor), versionDir, err)
-	}
-	return nil
+	return place(filepath.Join(tmp, ComponentsBinary(minor)), bin, ComponentsBinary(minor))
 }
 
 // isMinor: "1.36", digits on both sides of one dot.

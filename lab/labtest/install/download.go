@@ -65,10 +65,7 @@ func (s settings) fetch(ctx context.Context, versionDir, dir, goos, goarch strin
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return fmt.Errorf("unable to unpack crdlab into %s: %w", tmp, err)
 	}
-	if err := os.Rename(tmp, dir); err != nil {
-		return fmt.Errorf("unable to put crdlab in %s: %w", dir, err)
-	}
-	return nil
+	return place(tmp, dir, "crdlab")
 }
 
 // fetchArchive reads the release's index, downloads the archive pick

@@ -69,5 +69,11 @@ func write(name string, mode os.FileMode, r io.Reader) error {
 		f.Close()
 		return fmt.Errorf("unable to write %s: %w", name, err)
 	}
+	// On disk before place renames it in: without it a crash may leave
+	// an empty executable in the cache, which would be found and run.
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("unable to write %s: %w", name, err)
+	}
 	return f.Close()
 }

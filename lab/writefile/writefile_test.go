@@ -3,6 +3,7 @@ package writefile
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -30,6 +31,28 @@ func TestAtomic(t *testing.T) {
 	}
 	if err := Atomic(filepath.Join(dir, "missing", "f"), nil, 0o600); err == nil {
 		t.Error("Atomic in a missing folder succeeded")
+	}
+	// The mode asked wins over the replaced file's and the umask.
+	if err := os.Chmod(path, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := Atomic(path, []byte("third\n"), 0o606); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o606 {
+		t.Errorf("mode %v, %v; want 0606", fi.Mode().Perm(), err)
+	}
+	// A write that cannot be put in place (a folder is there) fails,
+	// naming the path, and leaves no temporary file.
+	busy := filepath.Join(dir, "busy")
+	if err := os.MkdirAll(filepath.Join(busy, "x"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := Atomic(busy, []byte("x"), 0o600); err == nil || !strings.Contains(err.Error(), busy) {
+		t.Errorf("Atomic over a folder: %v, want an error naming %s", err, busy)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("%s holds %d files, want lab.json and busy", dir, len(entries))
 	}
 }
 
