@@ -9,7 +9,6 @@ import (
 	. "github.com/onsi/gomega"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/crdlab/crdlab/controllers"
 	"github.com/crdlab/crdlab/lab"
 	"github.com/crdlab/crdlab/lab/full"
 	"github.com/crdlab/crdlab/lab/timeline"
@@ -53,7 +52,7 @@ func (l *traceLog) For(ns, name string) []timeline.Event {
 	defer l.mu.Unlock()
 	var out []timeline.Event
 	for _, e := range l.events {
-		if e.Namespace == ns && e.Name == name && e.Verb == controllers.Reconcile { // not the webhooks' calls
+		if e.Namespace == ns && e.Name == name && e.Verb == timeline.Reconcile { // not the webhooks' calls
 			out = append(out, e)
 		}
 	}

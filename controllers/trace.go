@@ -19,9 +19,6 @@ import (
 	"github.com/crdlab/crdlab/lab/timeline"
 )
 
-// Reconcile is the timeline verb of a traced reconcile pass.
-const Reconcile = "RECONCILE"
-
 // tracer records each reconcile pass of an in-process operator on a
 // timeline: the object, the writes the pass made, how it ended, and how
 // long it took.
@@ -70,7 +67,7 @@ func (t *tracer) Reconcile(ctx context.Context, req reconcile.Request) (reconcil
 	}
 	detail = append(detail, "in "+took.String())
 	t.sink.Record(timeline.Event{
-		Time: time.Now(), Actor: t.name, Verb: Reconcile, Kind: t.kind, // ordered by its end
+		Time: time.Now(), Actor: t.name, Verb: timeline.Reconcile, Kind: t.kind, // ordered by its end
 		Namespace: req.Namespace, Name: req.Name, Detail: strings.Join(detail, "; "),
 	})
 	return res, err

@@ -14,8 +14,8 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/crdlab/crdlab/controllers"
 	"github.com/crdlab/crdlab/controllers/webapp"
+	"github.com/crdlab/crdlab/lab/timeline"
 )
 
 var _ = Describe("the WebApp operator", func() {
@@ -60,7 +60,7 @@ var _ = Describe("the WebApp operator", func() {
 		By("tracing each reconcile pass, the first one creating both")
 		passes := traces.For(key.Namespace, key.Name)
 		Expect(passes).NotTo(BeEmpty())
-		Expect(passes[0].Verb).To(Equal(controllers.Reconcile))
+		Expect(passes[0].Verb).To(Equal(timeline.Reconcile))
 		Expect(passes[0].Actor).To(Equal(webapp.Name))
 		Expect(passes[0].Detail).To(And(ContainSubstring("CREATE deployment/shop"), ContainSubstring("CREATE service/shop")))
 

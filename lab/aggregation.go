@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -13,16 +14,40 @@ import (
 	"github.com/crdlab/crdlab/lab/labtest/control"
 )
 
-// aggregation configures the apiserver for aggregated API servers: the
-// front-proxy client certificate it presents to them, the request-header
-// CA they check it with, and the egress selector that sends its traffic
-// into the "cluster" through the lab's proxy (see lab/aggregated).
-func (l *Lab) aggregation(args *envtest.Arguments, certDir string) error {
+// aggregatedAPI is the aggregated API server as a component: kube-
+// apiserver's way to it (the front-proxy client certificate, the egress
+// proxy into the "cluster", see lab/aggregated) made before kube-apiserver
+// starts, and the server itself, started and stopped by name.
+type aggregatedAPI struct {
+	lab *Lab
+
+	// Made by prepare, before kube-apiserver starts.
+	frontProxy aggregated.FrontProxyFiles // the aggregator's client certificate
+	egress     *aggregated.Egress         // the apiserver's way into the "cluster"
+	egressFile string                     // the egress selector configuration
+
+	mu   sync.Mutex
+	srv  *aggregated.Server // while it runs
+	addr string             // where it listens, kept across restarts
+}
+
+var _ interface {
+	apiServerPart
+	closer
+} = (*aggregatedAPI)(nil)
+
+func (a *aggregatedAPI) Name() string { return AggregatedAPI }
+
+// prepare makes the front-proxy certificates in kube-apiserver's certDir
+// and the egress selector's configuration, and starts the egress proxy
+// that kube-apiserver sends its traffic into the "cluster" through.
+func (a *aggregatedAPI) prepare(certDir string) error {
+	l := a.lab
 	fp, err := aggregated.WriteFrontProxyCerts(certDir)
 	if err != nil {
 		return fmt.Errorf("unable to make the front-proxy certificates: %w", err)
 	}
-	l.frontProxy = fp
+	a.frontProxy = fp
 	sock, tempDir := l.dir.EgressSocket(), ""
 	if len(sock) > control.MaxSocketPath {
 		if tempDir, err = os.MkdirTemp("", "crdlab-egress-"); err != nil {
@@ -30,69 +55,87 @@ func (l *Lab) aggregation(args *envtest.Arguments, certDir string) error {
 		}
 		sock = filepath.Join(tempDir, "egress.sock")
 	}
-	cfgPath := l.dir.Path("egress-selector.yaml")
-	if err := os.WriteFile(cfgPath, []byte(fmt.Sprintf(aggregated.EgressConfig, sock)), 0o600); err != nil {
+	a.egressFile = l.dir.Path("egress-selector.yaml")
+	if err := os.WriteFile(a.egressFile, []byte(fmt.Sprintf(aggregated.EgressConfig, sock)), 0o600); err != nil {
 		return fmt.Errorf("unable to write the egress selector configuration: %w", err)
 	}
-	if l.egress, err = aggregated.StartEgress(sock, l.opts.Logger); err != nil {
+	egress, err := aggregated.StartEgress(sock, l.opts.Logger)
+	if err != nil {
 		_ = os.RemoveAll(tempDir)
 		return err
 	}
-	l.egress.TempDir = tempDir
-	args.Set("requestheader-client-ca-file", fp.CA)
+	egress.TempDir = tempDir
+	a.mu.Lock()
+	a.egress = egress
+	a.mu.Unlock()
+	return nil
+}
+
+// apiServerFlags configures kube-apiserver for aggregated API servers: the
+// front-proxy client certificate it presents to them, the request-header
+// CA they check it with, and the egress selector that sends its traffic
+// through the lab's proxy (what prepare made).
+func (a *aggregatedAPI) apiServerFlags(args *envtest.Arguments) {
+	args.Set("requestheader-client-ca-file", a.frontProxy.CA)
 	args.Set("requestheader-allowed-names", aggregated.FrontProxyName)
 	args.Set("requestheader-username-headers", aggregated.UserHeader)
 	args.Set("requestheader-group-headers", aggregated.GroupHeader)
 	args.Set("requestheader-extra-headers-prefix", aggregated.ExtraHeaderPrefix)
-	args.Set("proxy-client-cert-file", fp.Cert)
-	args.Set("proxy-client-key-file", fp.Key)
-	args.Set("egress-selector-config-file", cfgPath)
-	return nil
+	args.Set("proxy-client-cert-file", a.frontProxy.Cert)
+	args.Set("proxy-client-key-file", a.frontProxy.Key)
+	args.Set("egress-selector-config-file", a.egressFile)
 }
 
-// startAggregated starts the aggregated API server and registers it with
-// the aggregator.
-func (l *Lab) startAggregated(ctx context.Context) error {
+// Start starts the aggregated API server and registers it with the
+// aggregator. Starting it while it runs does nothing.
+func (a *aggregatedAPI) Start(ctx context.Context) error {
+	if a.Running() {
+		return nil
+	}
+	l := a.lab
 	dir := l.dir.Path("aggregated")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("unable to create %s: %w", dir, err)
 	}
 	kubeconfig := filepath.Join(dir, "kubeconfig")
-	if err := os.WriteFile(kubeconfig, l.kubeconfig, 0o600); err != nil {
+	if err := os.WriteFile(kubeconfig, l.admin.kubeconfig, 0o600); err != nil {
 		return fmt.Errorf("unable to write %s: %w", kubeconfig, err)
 	}
 	start := time.Now()
+	a.mu.Lock()
+	addr, egress := a.addr, a.egress
+	a.mu.Unlock()
 	srv, err := aggregated.Start(context.WithoutCancel(ctx), aggregated.Options{
 		Config:     l.RESTConfig(),
 		Kubeconfig: kubeconfig,
-		CertFile:   l.serving.cert,
-		KeyFile:    l.serving.key,
-		CA:         l.serving.ca,
+		CertFile:   l.components.serving.cert,
+		KeyFile:    l.components.serving.key,
+		CA:         l.components.serving.ca,
 		// The CAs kube-apiserver authenticates clients with, from the
 		// files it reads them from: no ConfigMap to look up and watch
 		// before the server authenticates the aggregator.
 		ClientCAFile: l.clientCAFile(),
-		FrontProxy:   l.frontProxy,
-		Addr:         l.aggAddr,
+		FrontProxy:   a.frontProxy,
+		Addr:         addr,
 		Logger:       l.opts.Logger,
 		Requests:     l.opts.Events,
 	})
 	if err != nil {
 		return err
 	}
-	l.mu.Lock()
-	l.aggregated, l.aggAddr = srv, srv.Addr()
-	l.mu.Unlock()
+	a.mu.Lock()
+	a.srv, a.addr = srv, srv.Addr()
+	a.mu.Unlock()
 	waitCtx, cancel := context.WithTimeout(ctx, l.opts.StartTimeout)
 	defer cancel()
-	if err := srv.WaitAuthenticating(waitCtx, l.frontProxy); err != nil {
+	if err := srv.WaitAuthenticating(waitCtx, a.frontProxy); err != nil {
 		return err
 	}
 	serving := time.Since(start)
-	if err := aggregated.Register(ctx, l.client, srv, l.egress); err != nil {
+	if err := aggregated.Register(ctx, l.admin.client, srv, egress); err != nil {
 		return err
 	}
-	if err := aggregated.WaitServed(waitCtx, l.config); err != nil {
+	if err := aggregated.WaitServed(waitCtx, l.admin.config); err != nil {
 		return err
 	}
 	l.opts.Logger.V(1).Info("healthy", "component", AggregatedAPI, "serving after", serving.Round(time.Millisecond).String(),
@@ -108,48 +151,50 @@ func (l *Lab) clientCAFile() string {
 	return ""
 }
 
-// stopAggregated stops the aggregated API server; its APIServices stay,
-// and turn unavailable. Unless the lab itself is stopping, its endpoint is
-// marked not ready, as a dead Pod's would be.
-func (l *Lab) stopAggregated(labStopping bool) {
-	l.mu.Lock()
-	srv := l.aggregated
-	l.aggregated = nil
-	l.mu.Unlock()
-	if srv == nil {
-		return
-	}
-	srv.Stop()
-	if !labStopping {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := aggregated.MarkReady(ctx, l.client, false); err != nil {
-			l.opts.Logger.Error(err, "unable to mark the aggregated API server's endpoint not ready")
-		}
-	}
-}
-
-// aggregatedRunning reports whether the aggregated API server runs.
-func (l *Lab) aggregatedRunning() bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.aggregated != nil
-}
-
-// aggregatedAPI is the aggregated API server as a component.
-type aggregatedAPI struct{ lab *Lab }
-
-func (a *aggregatedAPI) Name() string  { return AggregatedAPI }
-func (a *aggregatedAPI) Running() bool { return a.lab.aggregatedRunning() }
-
-func (a *aggregatedAPI) Start(ctx context.Context) error {
-	if a.lab.aggregatedRunning() {
+// Stop stops the aggregated API server; its APIServices stay, and turn
+// unavailable, and its endpoint is marked not ready, as a dead Pod's
+// would be.
+func (a *aggregatedAPI) Stop(context.Context) error {
+	if !a.stopServer() {
 		return nil
 	}
-	return a.lab.startAggregated(ctx)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := aggregated.MarkReady(ctx, a.lab.admin.client, false); err != nil {
+		a.lab.opts.Logger.Error(err, "unable to mark the aggregated API server's endpoint not ready")
+	}
+	return nil
 }
 
-func (a *aggregatedAPI) Stop(context.Context) error {
-	a.lab.stopAggregated(false)
-	return nil
+// stopServer stops the server if it runs, and reports whether it did.
+func (a *aggregatedAPI) stopServer() bool {
+	a.mu.Lock()
+	srv := a.srv
+	a.srv = nil
+	a.mu.Unlock()
+	if srv == nil {
+		return false
+	}
+	srv.Stop()
+	return true
+}
+
+// close stops the egress proxy and the server (the lab stops: its
+// endpoint is left as it is).
+func (a *aggregatedAPI) close() {
+	a.mu.Lock()
+	egress := a.egress
+	a.egress = nil
+	a.mu.Unlock()
+	if egress != nil {
+		egress.Close()
+	}
+	a.stopServer()
+}
+
+// Running reports whether the aggregated API server runs.
+func (a *aggregatedAPI) Running() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.srv != nil
 }

@@ -175,12 +175,12 @@ func (l *Lab) newChild(name string, flags func(kubeconfig string) ([]string, err
 		"--authorization-kubeconfig=" + kubeconfig,
 		"--bind-address=127.0.0.1",
 		"--secure-port=" + strconv.Itoa(port),
-		"--tls-cert-file=" + l.serving.cert,
-		"--tls-private-key-file=" + l.serving.key,
+		"--tls-cert-file=" + l.components.serving.cert,
+		"--tls-private-key-file=" + l.components.serving.key,
 	}, own...)
 	return &proc.Child{
 		Name:    name,
-		Path:    filepath.Join(l.bin, name),
+		Path:    filepath.Join(l.made.bin, name),
 		Args:    args,
 		Env:     childEnv(),
 		Health:  fmt.Sprintf("https://127.0.0.1:%d/healthz", port),
@@ -267,7 +267,7 @@ func (l *Lab) makeServingCert() error {
 	if err := certs.WriteFiles(map[string][]byte{f.cert: cert, f.key: key}); err != nil {
 		return err
 	}
-	l.serving = f
+	l.components.serving = f
 	return nil
 }
 

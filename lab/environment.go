@@ -51,7 +51,7 @@ func (l *Lab) prepareDirs() error {
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrWorkDir, err)
 		}
-		l.dir, l.ownDir = control.Dir(dir), true
+		l.dir, l.made.ownDir = control.Dir(dir), true
 	} else {
 		l.dir = control.Dir(l.opts.WorkDir)
 	}
@@ -66,7 +66,7 @@ func (l *Lab) prepareDirs() error {
 		}
 	}
 	var err error
-	l.bin, err = l.kube.link(string(l.dir))
+	l.made.bin, err = l.kube.link(string(l.dir))
 	return err
 }
 
@@ -84,7 +84,7 @@ func (l *Lab) binaries() (etcd, api string, self bool) {
 			return envtestBinary(multicall.Etcd, "ETCD"), envtestBinary(multicall.KubeAPIServer, "KUBE_APISERVER"), false
 		}
 	}
-	return filepath.Join(l.bin, multicall.Etcd), filepath.Join(l.bin, multicall.KubeAPIServer), true
+	return filepath.Join(l.made.bin, multicall.Etcd), filepath.Join(l.made.bin, multicall.KubeAPIServer), true
 }
 
 // The environment variables through which envtest finds its binaries, and
@@ -117,7 +117,7 @@ func (l *Lab) controlPlane(ctx context.Context) (*controlPlane, error) {
 	} else {
 		dataDir = l.dir.Path("etcd-data")
 		_ = os.RemoveAll(dataDir) // left by a lab that was killed
-		l.ownDataDir = dataDir
+		l.made.etcdData = dataDir
 		seeded := self && !l.opts.NoEtcdTemplate && l.seedEtcd(ctx, dataDir)
 		if !seeded {
 			if err := os.MkdirAll(dataDir, 0o700); err != nil {
@@ -140,11 +140,12 @@ func (l *Lab) controlPlane(ctx context.Context) (*controlPlane, error) {
 	if err := l.audit(args); err != nil {
 		return nil, err
 	}
-	for _, b := range builtins {
-		if b.apiServerFlags != nil && l.opts.runs(b.name) {
-			if err := b.apiServerFlags(l, args, cp.certDir); err != nil {
+	for _, c := range l.components.list() {
+		if p, ok := c.(apiServerPart); ok {
+			if err := p.prepare(cp.certDir); err != nil {
 				return nil, err
 			}
+			p.apiServerFlags(args)
 		}
 	}
 	for k, v := range l.opts.APIServerFlags {

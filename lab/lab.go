@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"sync"
 
-	clientv3 "go.etcd.io/etcd/client/v3"
 	"golang.org/x/sync/errgroup"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -19,11 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/crdlab/crdlab/lab/aggregated"
 	"github.com/crdlab/crdlab/lab/internal/proc"
-	"github.com/crdlab/crdlab/lab/internal/reset"
-	"github.com/crdlab/crdlab/lab/internal/webhooks"
-	"github.com/crdlab/crdlab/lab/kubelet"
 	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/lab/multicall"
 )
@@ -32,35 +27,33 @@ import (
 // and the optional components, each a process of this program's own
 // executable or a part of this process, all supervised by the lab.
 type Lab struct {
-	opts       Options
-	env        *envtest.Environment // installs only (see environment)
-	cp         *controlPlane        // etcd and kube-apiserver
+	opts Options
+	kube kubernetes           // the Kubernetes the lab serves
+	dir  control.Dir          // its work dir
+	made madeDirs             // the links to the components and what Stop removes
+	cp   *controlPlane        // etcd and kube-apiserver
+	env  *envtest.Environment // installs only (see environment)
+
+	admin admin // the admin user
+
+	components registry     // the optional components (registry.go)
+	problems   problems     // what the lab lost for good (see Health)
+	webhooks   userWebhooks // the user's own webhooks, behind the front
+	baseline   *baseline    // etcd's content when Start returned, for Reset
+}
+
+// admin is the lab's admin user (group system:masters).
+type admin struct {
 	config     *rest.Config
 	client     client.Client
 	kubeconfig []byte
-	dir        control.Dir
-	ownDir     bool         // a temporary work dir, removed by Stop
-	bin        string       // the links to the components (kubernetes.link)
-	kube       kubernetes   // the Kubernetes the lab serves
-	ownDataDir string       // an ephemeral etcd data dir the lab made
-	serving    servingFiles // the components' serving certificate
-	kubelet    *kubelet.Kubelet
+}
 
-	mu         sync.Mutex
-	components []component // the registry (registry.go)
-	problems   []string    // what the lab lost for good (see Health)
-
-	egress     *aggregated.Egress         // the apiserver's way into the "cluster"
-	frontProxy aggregated.FrontProxyFiles // the aggregator's client certificate
-	aggregated *aggregated.Server         // the aggregated API server, while it runs
-	aggAddr    string                     // where it listens, kept across restarts
-
-	front         *webhooks.Front // calls to the user's own webhooks
-	manifests     *webhooks.Manifests
-	convertedCRDs []*apiextensionsv1.CustomResourceDefinition // by the user's server
-
-	etcd     *clientv3.Client // for Reset
-	baseline *reset.Baseline  // etcd's content when Start returned
+// madeDirs are the folders Start laid out.
+type madeDirs struct {
+	bin      string // the links to the components (kubernetes.link)
+	ownDir   bool   // the work dir is a temporary one, removed by Stop
+	etcdData string // an ephemeral etcd data dir, removed by Stop
 }
 
 // Errors of Start, StopComponent, StartComponent, StopNode and StartNode;
@@ -119,9 +112,14 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 	if scheme == nil {
 		scheme = defaultScheme()
 	}
-	crds, err := l.prepareWebhooks(scheme)
+	crds, err := l.webhooks.prepare(l, scheme)
 	if err != nil {
 		return nil, err
+	}
+	for _, b := range builtins {
+		if opts.runs(b.name) {
+			l.components.add(b.new(l))
+		}
 	}
 	if l.cp, err = l.controlPlane(ctx); err != nil {
 		return nil, err
@@ -133,11 +131,11 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 	if err != nil {
 		return nil, err
 	}
-	l.config = cfg
-	if l.client, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
+	l.admin.config = cfg
+	if l.admin.client, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
 		return nil, fmt.Errorf("unable to create a client for %s: %w", cfg.Host, err)
 	}
-	if l.kubeconfig, err = kubeconfigFor(cfg); err != nil {
+	if l.admin.kubeconfig, err = kubeconfigFor(cfg); err != nil {
 		return nil, err
 	}
 	l.env = l.environment(crds, cfg)
@@ -167,11 +165,11 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 		if err := l.installEnvironment(); err != nil {
 			return l.explainStartError(err)
 		}
-		if err := l.installWebhooks(ctx); err != nil {
+		if err := l.webhooks.install(ctx, l); err != nil {
 			return err
 		}
 		for _, obj := range opts.Objects {
-			if err := l.client.Patch(ctx, obj, client.Apply, client.FieldOwner("crdlab"), client.ForceOwnership); err != nil {
+			if err := l.admin.client.Patch(ctx, obj, client.Apply, client.FieldOwner("crdlab"), client.ForceOwnership); err != nil {
 				return fmt.Errorf("unable to apply %s %s: %w", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), err)
 			}
 		}
@@ -180,14 +178,14 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 			if err != nil {
 				return err
 			}
-			l.register(operatorsOf(ops)...)
+			l.components.add(operatorsOf(ops)...)
 		}
 		return nil
 	}
 	if err := l.startWorkloadComponents(ctx, install); err != nil {
 		return nil, err
 	}
-	if err := l.takeBaseline(ctx); err != nil {
+	if l.baseline, err = takeBaseline(ctx, l.cp.etcdURL, l.opts.StartTimeout); err != nil {
 		return nil, err
 	}
 	if err := l.recordDataDir(); err != nil {
@@ -205,6 +203,7 @@ func (l *Lab) startWorkloadComponents(ctx context.Context, install func(context.
 			run = append(run, b)
 		}
 	}
+	registered := l.components.list() // the builtins, before install adds the operators
 	if slices.ContainsFunc(run, func(b builtin) bool { return b.servingCert }) {
 		if err := l.makeServingCert(); err != nil {
 			return err
@@ -218,9 +217,8 @@ func (l *Lab) startWorkloadComponents(ctx context.Context, install func(context.
 		}
 	}
 	g, gctx := errgroup.WithContext(ctx)
-	for _, b := range run {
-		c := b.new(l)
-		l.register(c)
+	for i, b := range run {
+		c := registered[i]
 		say(b.starting)
 		g.Go(func() error {
 			if err := c.Start(gctx); err != nil {
@@ -253,16 +251,16 @@ func defaultScheme() *runtime.Scheme {
 
 // RESTConfig returns a configuration for the lab's admin user (group
 // system:masters). The caller may modify the returned copy.
-func (l *Lab) RESTConfig() *rest.Config { return rest.CopyConfig(l.config) }
+func (l *Lab) RESTConfig() *rest.Config { return rest.CopyConfig(l.admin.config) }
 
 // Client returns a controller-runtime client acting as the admin user.
-func (l *Lab) Client() client.Client { return l.client }
+func (l *Lab) Client() client.Client { return l.admin.client }
 
 // Kubeconfig returns a kubeconfig for the admin user.
-func (l *Lab) Kubeconfig() []byte { return l.kubeconfig }
+func (l *Lab) Kubeconfig() []byte { return l.admin.kubeconfig }
 
 // Endpoint returns the kube-apiserver's URL.
-func (l *Lab) Endpoint() string { return l.config.Host }
+func (l *Lab) Endpoint() string { return l.admin.config.Host }
 
 // Dir returns the lab's work dir: binary links, certificates, the
 // components' logs (Dir().Log(name)) and the apiserver's audit log
@@ -283,38 +281,30 @@ func (l *Lab) Stop() error {
 		wg, inProcess sync.WaitGroup
 		mu            sync.Mutex
 	)
-	inProcess.Go(func() { l.stopAggregated(true) })
-	if k := l.kubelet; k != nil {
-		l.kubelet = nil
-		inProcess.Go(k.Stop)
-	}
-	if l.front != nil {
-		l.front.Close()
-		l.front = nil
-	}
-	if l.egress != nil {
-		l.egress.Close()
-		l.egress = nil
-	}
 	// The controller-manager and the scheduler are killed: their graceful
-	// shutdown takes about a second and saves nothing a lab keeps.
-	for _, c := range l.registered() {
-		sc, ok := c.(supervisedComponent)
-		if !ok || sc.child() == nil {
-			continue
-		}
-		wg.Go(func() {
-			if err := sc.child().Stop(0); err != nil {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
+	// shutdown takes about a second and saves nothing a lab keeps. The
+	// components in this process (the nodes, the aggregated API server)
+	// stop meanwhile.
+	for _, c := range l.components.list() {
+		if sc, ok := c.(supervisedComponent); ok {
+			if sc.child() == nil {
+				continue
 			}
-		})
+			wg.Go(func() {
+				if err := sc.child().Stop(0); err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+				}
+			})
+		} else if cc, ok := c.(closer); ok {
+			inProcess.Go(cc.close)
+		}
 	}
+	l.webhooks.close()
 	wg.Wait()
-	if l.etcd != nil {
-		_ = l.etcd.Close()
-		l.etcd = nil
+	if l.baseline != nil {
+		l.baseline.close()
 	}
 	if l.cp != nil {
 		errs = append(errs, l.cp.stop(l.opts.StopTimeout)...)
@@ -327,13 +317,13 @@ func (l *Lab) Stop() error {
 		l.env = nil
 	}
 	inProcess.Wait()
-	if l.ownDataDir != "" {
-		if err := os.RemoveAll(l.ownDataDir); err != nil {
-			errs = append(errs, fmt.Errorf("unable to remove etcd data %s: %w", l.ownDataDir, err))
+	if l.made.etcdData != "" {
+		if err := os.RemoveAll(l.made.etcdData); err != nil {
+			errs = append(errs, fmt.Errorf("unable to remove etcd data %s: %w", l.made.etcdData, err))
 		}
-		l.ownDataDir = ""
+		l.made.etcdData = ""
 	}
-	if l.ownDir && l.dir != "" {
+	if l.made.ownDir && l.dir != "" {
 		if err := os.RemoveAll(string(l.dir)); err != nil {
 			errs = append(errs, fmt.Errorf("unable to remove work dir %s: %w", l.dir, err))
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -36,6 +37,49 @@ type supervisedComponent interface {
 	child() *proc.Child
 }
 
+// closer is a component of this process with something to release when
+// the lab stops (Lab.Stop); close is safe more than once.
+type closer interface {
+	component
+	close()
+}
+
+// apiServerPart is a component kube-apiserver is configured for. Before
+// kube-apiserver starts, prepare makes what its flags point at
+// (certificates in kube-apiserver's certDir, configuration files, a
+// socket it dials); apiServerFlags then only sets the flags.
+type apiServerPart interface {
+	component
+	prepare(certDir string) error
+	apiServerFlags(args *envtest.Arguments)
+}
+
+// registry is the lab's optional components, in the order users see them,
+// and the serving certificate those that serve share.
+type registry struct {
+	mu         sync.Mutex
+	components []component
+
+	// serving is the serving certificate of kube-controller-manager,
+	// kube-scheduler and the aggregated API server (makeServingCert),
+	// made before they start.
+	serving servingFiles
+}
+
+// list returns the components, in order.
+func (r *registry) list() []component {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.components)
+}
+
+// add adds components after those there.
+func (r *registry) add(cs ...component) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.components = append(r.components, cs...)
+}
+
 // builtin is a component every lab can run, and what its start says.
 type builtin struct {
 	name string
@@ -48,9 +92,6 @@ type builtin struct {
 	// is said once. ready, if set, is said as soon as its own start is done.
 	starting, started string
 	ready             func(l *Lab) string
-	// apiServerFlags, if set, sets the kube-apiserver flags the component
-	// needs (certDir: kube-apiserver's).
-	apiServerFlags func(l *Lab, args *envtest.Arguments, certDir string) error
 }
 
 // builtins are the optional components, in the order users see them.
@@ -67,18 +108,11 @@ var builtins = []builtin{
 	},
 	{
 		name: Nodes, new: func(l *Lab) component { return &nodes{lab: l} },
-		ready: func(l *Lab) string { return fmt.Sprintf("%d simulated nodes ready", len(l.kubelet.NodeNames())) },
-		apiServerFlags: func(_ *Lab, args *envtest.Arguments, _ string) error {
-			// Pods on a failed node are evicted after 10s, not 5 minutes.
-			args.Set("default-not-ready-toleration-seconds", notReadyToleration)
-			args.Set("default-unreachable-toleration-seconds", notReadyToleration)
-			return nil
-		},
+		ready: func(l *Lab) string { return fmt.Sprintf("%d simulated nodes ready", len(l.Nodes())) },
 	},
 	{
 		name: AggregatedAPI, new: func(l *Lab) component { return &aggregatedAPI{lab: l} }, servingCert: true,
-		ready:          func(*Lab) string { return "aggregated API server ready: metrics.k8s.io, lab.crdlab.dev" },
-		apiServerFlags: (*Lab).aggregation,
+		ready: func(*Lab) string { return "aggregated API server ready: metrics.k8s.io, lab.crdlab.dev" },
 	},
 }
 
@@ -108,25 +142,11 @@ func (o *Options) runs(name string) bool {
 	return o.Components == nil || slices.Contains(o.Components, name)
 }
 
-// registered returns the lab's components, in order.
-func (l *Lab) registered() []component {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return slices.Clone(l.components)
-}
-
-// register adds components to the registry, after those there.
-func (l *Lab) register(cs ...component) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.components = append(l.components, cs...)
-}
-
 // lookup returns the component called name, or fails with
 // ErrUnknownComponent naming the lab's components.
 func (l *Lab) lookup(name string) (component, error) {
 	var names []string
-	for _, c := range l.registered() {
+	for _, c := range l.components.list() {
 		if c.Name() == name {
 			return c, nil
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -65,7 +66,7 @@ func (l *Lab) Reset(ctx context.Context, opts control.ResetOptions) error {
 			etcdPrefix+"apiregistration.k8s.io/apiservices/")
 	}
 	noRestore := []string{etcdPrefix + "leases/", etcdPrefix + "events/", etcdPrefix + "events.k8s.io/"}
-	res, err := l.baseline.Restore(ctx, l.etcd, reset.Policy{
+	res, err := l.baseline.b.Restore(ctx, l.baseline.etcd, reset.Policy{
 		Keep:      func(key string) bool { return reset.HasPrefix(key, keep...) || systemKeys(key) },
 		NoRestore: func(key string) bool { return reset.HasPrefix(key, noRestore...) },
 		Phase:     resetPhase,
@@ -83,7 +84,7 @@ func (l *Lab) Reset(ctx context.Context, opts control.ResetOptions) error {
 	}
 	// A consistent list waits for the apiserver's watch cache to catch up
 	// with etcd, so that what Reset deleted is gone for every reader.
-	if err := l.client.List(ctx, &corev1.NamespaceList{}); err != nil {
+	if err := l.admin.client.List(ctx, &corev1.NamespaceList{}); err != nil {
 		return fmt.Errorf("%w: %w", ErrReset, err)
 	}
 	var stoppedNodes []string
@@ -136,7 +137,7 @@ func namespacedKey(key, resource string) (ns, name string, ok bool) {
 }
 
 // baselineNamespace reports whether namespace ns was there at the baseline.
-func (l *Lab) baselineNamespace(ns string) bool { return l.baseline.Has(namespacesPrefix + ns) }
+func (l *Lab) baselineNamespace(ns string) bool { return l.baseline.b.Has(namespacesPrefix + ns) }
 
 func resetPhase(key string, value []byte) int {
 	switch {
@@ -152,7 +153,7 @@ func resetPhase(key string, value []byte) int {
 // consistent list for the watch cache and, for deleted namespaces, until
 // its namespace admission refuses to create in them (it reads an informer).
 func (l *Lab) settle(ctx context.Context, deleted []string) error {
-	if err := l.client.List(ctx, &corev1.NamespaceList{}); err != nil {
+	if err := l.admin.client.List(ctx, &corev1.NamespaceList{}); err != nil {
 		return err
 	}
 	// In parallel: the apiserver's namespace admission waits 50ms before
@@ -166,7 +167,7 @@ func (l *Lab) settle(ctx context.Context, deleted []string) error {
 		g.Go(func() error {
 			err := wait.PollUntilContextTimeout(gctx, 5*time.Millisecond, l.opts.StartTimeout, true, func(ctx context.Context) (bool, error) {
 				probe := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: "crdlab-reset-probe-"}}
-				err := l.client.Create(ctx, probe, client.DryRunAll)
+				err := l.admin.client.Create(ctx, probe, client.DryRunAll)
 				return apierrors.IsNotFound(err), nil
 			})
 			if err != nil {
@@ -186,7 +187,7 @@ func (l *Lab) waitNodesSchedulable(ctx context.Context, names []string) error {
 	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, l.opts.StartTimeout, true, func(ctx context.Context) (bool, error) {
 		for _, name := range names {
 			var n corev1.Node
-			if err := l.client.Get(ctx, client.ObjectKey{Name: name}, &n); err != nil {
+			if err := l.admin.client.Get(ctx, client.ObjectKey{Name: name}, &n); err != nil {
 				return false, nil
 			}
 			ready := false
@@ -212,21 +213,47 @@ func (l *Lab) waitNodesSchedulable(ctx context.Context, names []string) error {
 	return nil
 }
 
-// takeBaseline records etcd's content, what Reset returns to.
-func (l *Lab) takeBaseline(ctx context.Context) error {
+// baseline is etcd's content when the lab was ready, what Reset returns
+// to, and the client Reset writes with.
+type baseline struct {
+	etcd    *clientv3.Client
+	b       *reset.Baseline
+	etcdURL string
+	closing sync.Once
+}
+
+// takeBaseline records the content of the etcd at etcdURL.
+func takeBaseline(ctx context.Context, etcdURL string, timeout time.Duration) (*baseline, error) {
 	cli, err := clientv3.New(clientv3.Config{
-		Endpoints:   []string{l.cp.etcdURL},
-		DialTimeout: l.opts.StartTimeout,
+		Endpoints:   []string{etcdURL},
+		DialTimeout: timeout,
 		Logger:      zap.NewNop(),
 	})
 	if err != nil {
-		return fmt.Errorf("unable to reach etcd for a baseline: %w", err)
+		return nil, fmt.Errorf("unable to reach etcd for a baseline: %w", err)
 	}
 	b, err := reset.Take(ctx, cli, etcdPrefix)
 	if err != nil {
 		_ = cli.Close()
-		return err
+		return nil, err
 	}
-	l.etcd, l.baseline = cli, b
-	return nil
+	return &baseline{etcd: cli, b: b, etcdURL: etcdURL}, nil
 }
+
+// lostData compares a restarted etcd's revision with the baseline's:
+// lower means its data is gone (an ephemeral data dir removed under it,
+// for example), which no restart brings back. It returns the problem, or
+// "".
+func (b *baseline) lostData() string {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	st, err := b.etcd.Status(ctx, b.etcdURL)
+	if err != nil || st.Header.Revision >= b.b.Revision() {
+		return ""
+	}
+	return fmt.Sprintf("etcd restarted without its data (revision %d, it was at %d when the lab was ready): objects written before the crash are lost; stop the lab and start it again",
+		st.Header.Revision, b.b.Revision())
+}
+
+// close closes the client.
+func (b *baseline) close() { b.closing.Do(func() { _ = b.etcd.Close() }) }

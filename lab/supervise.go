@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -37,7 +38,7 @@ func (l *Lab) superviseEtcd() {
 		ctx, cancel := context.WithTimeout(ctx, time.Second)
 		defer cancel()
 		var ns corev1.Namespace
-		err := l.client.Get(ctx, client.ObjectKey{Name: metav1.NamespaceDefault}, &ns)
+		err := l.admin.client.Get(ctx, client.ObjectKey{Name: metav1.NamespaceDefault}, &ns)
 		if apierrors.IsNotFound(err) {
 			return nil // etcd answered, without the data it had (see checkEtcdData)
 		}
@@ -73,25 +74,36 @@ func (l *Lab) configureChild(c *proc.Child) {
 	}
 }
 
-// checkEtcdData compares a restarted etcd's revision with the one it had
-// when the lab was ready: lower means its data is gone (an ephemeral data
-// dir removed under it, for example), which no restart brings back.
+// checkEtcdData checks a restarted etcd against the baseline (see
+// baseline.lostData); a loss is one of the lab's problems from then on.
 func (l *Lab) checkEtcdData() string {
-	if l.etcd == nil || l.baseline == nil {
+	b := l.baseline
+	if b == nil {
 		return ""
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	st, err := l.etcd.Status(ctx, l.cp.etcdURL)
-	if err != nil || st.Header.Revision >= l.baseline.Revision() {
-		return ""
+	problem := b.lostData()
+	if problem != "" {
+		l.problems.add(problem)
 	}
-	problem := fmt.Sprintf("etcd restarted without its data (revision %d, it was at %d when the lab was ready): objects written before the crash are lost; stop the lab and start it again",
-		st.Header.Revision, l.baseline.Revision())
-	l.mu.Lock()
-	l.problems = append(l.problems, problem)
-	l.mu.Unlock()
 	return problem
+}
+
+// problems are what a lab lost for good (see Health).
+type problems struct {
+	mu   sync.Mutex
+	list []string
+}
+
+func (p *problems) add(problem string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.list = append(p.list, problem)
+}
+
+func (p *problems) get() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.list)
 }
 
 // Health says whether each process the lab supervises (etcd,
@@ -110,9 +122,7 @@ func (l *Lab) Health() control.Health {
 			h.State = control.StateDegraded
 		}
 	}
-	l.mu.Lock()
-	h.Problems = slices.Clone(l.problems)
-	l.mu.Unlock()
+	h.Problems = l.problems.get()
 	if len(h.Problems) > 0 {
 		h.State = control.StateDegraded
 	}
@@ -138,7 +148,7 @@ func (l *Lab) supervised() []*proc.Child {
 	if cp := l.cp; cp != nil {
 		children = append(children, cp.etcd, cp.apiserver)
 	}
-	for _, c := range l.registered() {
+	for _, c := range l.components.list() {
 		if sc, ok := c.(supervisedComponent); ok && sc.child() != nil {
 			children = append(children, sc.child())
 		}

@@ -33,7 +33,7 @@ type Operators interface {
 // component runs when any of its nodes does.
 func (l *Lab) Components() []control.Component {
 	var out []control.Component
-	for _, c := range l.registered() {
+	for _, c := range l.components.list() {
 		out = append(out, control.Component{Name: c.Name(), Running: c.Running()})
 	}
 	return out
@@ -63,12 +63,13 @@ func (l *Lab) StartComponent(ctx context.Context, name string) error {
 // Nodes lists the simulated nodes (none when the lab runs without them),
 // each with whether its kubelet runs.
 func (l *Lab) Nodes() []control.Node {
-	if l.kubelet == nil {
+	k := l.kubelet()
+	if k == nil {
 		return nil
 	}
 	var out []control.Node
-	for _, name := range l.kubelet.NodeNames() {
-		running, _ := l.kubelet.Running(name)
+	for _, name := range k.NodeNames() {
+		running, _ := k.Running(name)
 		out = append(out, control.Node{Name: name, Running: running})
 	}
 	return out
@@ -78,26 +79,39 @@ func (l *Lab) Nodes() []control.Node {
 // stop, so the node lifecycle controller marks it NotReady and its Pods are
 // evicted and replaced elsewhere.
 func (l *Lab) StopNode(_ context.Context, name string) error {
-	if l.kubelet == nil {
+	k := l.kubelet()
+	if k == nil {
 		return fmt.Errorf("%w: %q: this lab runs no simulated nodes", ErrUnknownNode, name)
 	}
-	return l.nodeError(name, l.kubelet.StopNode(name))
+	return nodeError(k, name, k.StopNode(name))
 }
 
 // StartNode starts a stopped simulated node again. Starting a running node
 // does nothing.
 func (l *Lab) StartNode(ctx context.Context, name string) error {
-	if l.kubelet == nil {
+	k := l.kubelet()
+	if k == nil {
 		return fmt.Errorf("%w: %q: this lab runs no simulated nodes", ErrUnknownNode, name)
 	}
-	return l.nodeError(name, l.kubelet.StartNode(ctx, name))
+	return nodeError(k, name, k.StartNode(ctx, name))
+}
+
+// kubelet returns the simulated kubelet of the nodes component, nil when
+// the lab runs none (or it has not started).
+func (l *Lab) kubelet() *kubelet.Kubelet {
+	for _, c := range l.components.list() {
+		if n, ok := c.(*nodes); ok {
+			return n.running()
+		}
+	}
+	return nil
 }
 
 // nodeError makes the kubelet's unknown-node error an ErrUnknownNode that
 // names the lab's nodes.
-func (l *Lab) nodeError(name string, err error) error {
+func nodeError(k *kubelet.Kubelet, name string, err error) error {
 	if errors.Is(err, kubelet.ErrUnknownNode) {
-		return fmt.Errorf("%w: %q; this lab has: %s", ErrUnknownNode, name, strings.Join(l.kubelet.NodeNames(), ", "))
+		return fmt.Errorf("%w: %q; this lab has: %s", ErrUnknownNode, name, strings.Join(k.NodeNames(), ", "))
 	}
 	return err
 }

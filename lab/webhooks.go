@@ -45,12 +45,22 @@ func (l *Lab) userCRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	return read.CRDs, nil
 }
 
-// prepareWebhooks reads the user's webhook manifests and CRDs and, if any
+// userWebhooks are the webhooks the user serves (Options.Webhooks, and the
+// conversion webhooks of CRDs the scheme does not convert), called through
+// the lab's front, which records each call on the timeline.
+type userWebhooks struct {
+	front         *webhooks.Front // nil when the user serves none
+	manifests     *webhooks.Manifests
+	convertedCRDs []*apiextensionsv1.CustomResourceDefinition // by the user's server
+	certDir       string
+}
+
+// prepare reads the user's webhook manifests and l's CRDs and, if any
 // webhook is to be served by the user, makes the certificates, rewrites
 // the configurations and the conversion webhooks to the front and starts
 // it. It returns the CRDs for envtest to install; those with a conversion
-// webhook of the user's are installed by installWebhooks.
-func (l *Lab) prepareWebhooks(scheme *runtime.Scheme) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+// webhook of the user's are installed by install.
+func (w *userWebhooks) prepare(l *Lab, scheme *runtime.Scheme) ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	crds, err := l.userCRDs()
 	if err != nil {
 		return nil, err
@@ -69,20 +79,21 @@ func (l *Lab) prepareWebhooks(scheme *runtime.Scheme) ([]*apiextensionsv1.Custom
 		// envtest serves the conversion of the kinds the scheme converts
 		// (WebhookInstallOptions); it would remove the others'.
 		if !convertible[schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}] {
-			l.convertedCRDs = append(l.convertedCRDs, crd.DeepCopy())
+			w.convertedCRDs = append(w.convertedCRDs, crd.DeepCopy())
 			continue
 		}
 		forEnvtest = append(forEnvtest, crd)
 	}
 	if len(l.opts.Webhooks) > 0 {
-		if l.manifests, err = webhooks.Read(l.opts.Webhooks); err != nil {
+		if w.manifests, err = webhooks.Read(l.opts.Webhooks); err != nil {
 			return nil, err
 		}
 	}
-	if l.manifests == nil && len(l.convertedCRDs) == 0 {
+	if w.manifests == nil && len(w.convertedCRDs) == 0 {
 		return forEnvtest, nil
 	}
-	certs, err := webhooks.EnsureCerts(l.dir.Path("webhook-certs"))
+	w.certDir = l.dir.Path("webhook-certs")
+	certs, err := webhooks.EnsureCerts(w.certDir)
 	if err != nil {
 		return nil, err
 	}
@@ -92,40 +103,41 @@ func (l *Lab) prepareWebhooks(scheme *runtime.Scheme) ([]*apiextensionsv1.Custom
 			return nil, fmt.Errorf("unable to choose a port for your webhooks: %w", err)
 		}
 	}
-	if l.front, err = webhooks.NewFront(certs, port, l.opts.Events); err != nil {
+	if w.front, err = webhooks.NewFront(certs, port, l.opts.Events); err != nil {
 		return nil, err
 	}
-	if l.manifests != nil {
-		if err := l.front.Admission(l.manifests); err != nil {
+	if w.manifests != nil {
+		if err := w.front.Admission(w.manifests); err != nil {
 			return nil, err
 		}
 	}
-	for _, crd := range l.convertedCRDs {
-		if err := l.front.Conversion(crd); err != nil {
+	for _, crd := range w.convertedCRDs {
+		if err := w.front.Conversion(crd); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrCRDPath, err)
 		}
 	}
-	l.front.Serve()
+	w.front.Serve()
 	return forEnvtest, nil
 }
 
-// installWebhooks installs the CRDs whose conversion the user's server
-// serves and the user's webhook configurations, as they were rewritten.
-func (l *Lab) installWebhooks(ctx context.Context) error {
-	if len(l.convertedCRDs) > 0 {
-		if _, err := envtest.InstallCRDs(l.config, envtest.CRDInstallOptions{CRDs: l.convertedCRDs, MaxTime: l.opts.StartTimeout}); err != nil {
+// install installs, on l's apiserver, the CRDs whose conversion the user's
+// server serves and the user's webhook configurations, as they were
+// rewritten.
+func (w *userWebhooks) install(ctx context.Context, l *Lab) error {
+	if len(w.convertedCRDs) > 0 {
+		if _, err := envtest.InstallCRDs(l.admin.config, envtest.CRDInstallOptions{CRDs: w.convertedCRDs, MaxTime: l.opts.StartTimeout}); err != nil {
 			return fmt.Errorf("unable to install the CRDs with your conversion webhooks: %w", err)
 		}
 	}
-	if l.manifests == nil {
+	if w.manifests == nil {
 		return nil
 	}
 	var objs []client.Object
-	for _, c := range l.manifests.Mutating {
+	for _, c := range w.manifests.Mutating {
 		c.SetGroupVersionKind(admissionregistrationv1.SchemeGroupVersion.WithKind("MutatingWebhookConfiguration"))
 		objs = append(objs, c)
 	}
-	for _, c := range l.manifests.Validating {
+	for _, c := range w.manifests.Validating {
 		c.SetGroupVersionKind(admissionregistrationv1.SchemeGroupVersion.WithKind("ValidatingWebhookConfiguration"))
 		objs = append(objs, c)
 	}
@@ -133,9 +145,9 @@ func (l *Lab) installWebhooks(ctx context.Context) error {
 		c := obj.DeepCopyObject().(client.Object)
 		c.SetResourceVersion("")
 		c.SetManagedFields(nil)
-		if err := l.client.Patch(ctx, c, client.Apply, client.FieldOwner("crdlab"), client.ForceOwnership); err != nil {
+		if err := l.admin.client.Patch(ctx, c, client.Apply, client.FieldOwner("crdlab"), client.ForceOwnership); err != nil {
 			kind := obj.GetObjectKind().GroupVersionKind().Kind
-			return fmt.Errorf("%w: %s: %s %s: the apiserver refused it: %w", ErrWebhooks, l.manifests.Source(kind, obj.GetName()), kind, obj.GetName(), err)
+			return fmt.Errorf("%w: %s: %s %s: the apiserver refused it: %w", ErrWebhooks, w.manifests.Source(kind, obj.GetName()), kind, obj.GetName(), err)
 		}
 	}
 	return nil
@@ -143,11 +155,21 @@ func (l *Lab) installWebhooks(ctx context.Context) error {
 
 // Webhooks says where to serve your own webhooks; nil when the lab serves
 // none of yours (no Options.Webhooks, no CRD with a conversion webhook).
-func (l *Lab) Webhooks() *control.WebhookServing {
-	if l.front == nil {
+func (l *Lab) Webhooks() *control.WebhookServing { return l.webhooks.serving() }
+
+func (w *userWebhooks) serving() *control.WebhookServing {
+	if w.front == nil {
 		return nil
 	}
-	return &control.WebhookServing{Host: "127.0.0.1", Port: l.front.Backend(), CertDir: l.dir.Path("webhook-certs"), Front: l.front.URL()}
+	return &control.WebhookServing{Host: "127.0.0.1", Port: w.front.Backend(), CertDir: w.certDir, Front: w.front.URL()}
+}
+
+// close stops the front. It is safe more than once.
+func (w *userWebhooks) close() {
+	if w.front != nil {
+		w.front.Close()
+		w.front = nil
+	}
 }
 
 // convertibleKinds are the kinds scheme converts between versions (a hub

@@ -31,14 +31,20 @@ func TestScenarios(t *testing.T) {
 
 // shared is the suite's lab: booted once, with the sample CRDs and
 // operators, as 'crdlab up' runs it.
-var shared *full.Lab
+var (
+	shared         *full.Lab
+	sharedTimeline *timeline.Stream // the lab's
+)
 
 var _ = BeforeSuite(func(ctx context.Context) {
 	ctrllog.SetLogger(GinkgoLogr) // envtest and the operators log through it
 	var err error
-	shared, err = full.Start(ctx, full.Options{Lab: lab.Options{Logger: GinkgoLogr}})
+	sharedTimeline = timeline.NewStream(nil)
+	shared, err = full.Start(ctx, full.Options{Lab: lab.Options{Logger: GinkgoLogr}, Trace: sharedTimeline})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { Expect(shared.Stop()).To(Succeed()) })
+	DeferCleanup(sharedTimeline.Stop) // first: the watch, then the lab
+	sharedTimeline.Watch(ctx, shared.RESTConfig(), timeline.Options{AuditLog: shared.Dir().AuditLog()})
 	// make test-kubernetes runs the suite on each minor, through the
 	// variable: the lab serves that minor.
 	if os.Getenv(kubeminor.Env) != "" {
@@ -66,7 +72,7 @@ var _ = BeforeEach(func(ctx context.Context) {
 	}
 })
 
-func target() scenarios.Target { return shared.Target() }
+func target() scenarios.Target { return scenarios.LocalTarget(shared, sharedTimeline) }
 
 // report keeps the entries of a run, and prints them to the Ginkgo log.
 type report struct {

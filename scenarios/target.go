@@ -23,7 +23,7 @@ const LabLabel = "crdlab.dev/scenario"
 // and start its components and simulated nodes, and follow the events only
 // the lab's process sees (its operators' reconcile passes, its aggregated
 // API server's requests). A running lab behind its control socket
-// (RemoteLab) is one; a lab in this process is another (see lab/full).
+// (RemoteLab) is one; a lab in this process is another (LocalTarget).
 type Lab interface {
 	Components(ctx context.Context) ([]control.Component, error)
 	StopComponent(ctx context.Context, name string) error

@@ -16,6 +16,7 @@ import (
 	"github.com/crdlab/crdlab/lab/full"
 	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/lab/lang"
+	"github.com/crdlab/crdlab/lab/timeline"
 	"github.com/crdlab/crdlab/scenarios"
 )
 
@@ -294,10 +295,13 @@ func scenarioTarget(ctx context.Context, g *globalFlags, f *runFlags, say func(s
 	}
 
 	say("no lab running on %s: booting one for this run ('crdlab up -d' keeps one running)", sd)
-	l, err := full.Start(ctx, full.Options{Lab: lab.Options{Logger: g.useLoggers()}})
+	tl := timeline.NewStream(nil)
+	l, err := full.Start(ctx, full.Options{Lab: lab.Options{Logger: g.useLoggers()}, Trace: tl})
 	if err != nil {
+		tl.Stop()
 		return scenarios.Target{}, nothing, err
 	}
+	tl.Watch(ctx, l.RESTConfig(), timeline.Options{AuditLog: l.Dir().AuditLog()})
 	say("lab ready at %s", l.Endpoint())
-	return l.Target(), func() { _ = l.Stop() }, nil
+	return scenarios.LocalTarget(l, tl), func() { tl.Stop(); _ = l.Stop() }, nil
 }

@@ -1,9 +1,9 @@
-// Package full assembles the lab crdlab runs: a control plane (package lab)
-// with the sample CRDs installed, the sample operators running in this
-// process and attached as components, and one broadcast of what only this
-// process sees (the operators' reconcile passes, the requests the
-// aggregated API server answers), which the live log, the control socket
-// and scenario runs subscribe to.
+// Package full assembles the lab with the samples: a control plane
+// (package lab) with the sample CRDs, webhooks and policies installed and
+// the sample operators running in this process, attached as components,
+// their reconcile passes sent to Options.Trace. The lab's ordered timeline
+// is not here: it is a timeline.Stream, which a lab with or without the
+// samples has.
 //
 // 'crdlab up' (through lab/server, which runs it for as long as it lasts),
 // 'crdlab scenario run' without a running lab, and the test suites that

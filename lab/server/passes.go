@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/crdlab/crdlab/controllers"
 	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/lab/timeline"
 )
@@ -73,7 +72,7 @@ func passEvent(p control.Pass) timeline.Event {
 	}
 	detail = append(detail, "in "+p.Duration.String())
 	return timeline.Event{
-		Time: p.Start.Add(p.Duration), Actor: p.Controller, Verb: controllers.Reconcile, Kind: p.Kind,
+		Time: p.Start.Add(p.Duration), Actor: p.Controller, Verb: timeline.Reconcile, Kind: p.Kind,
 		Namespace: p.Namespace, Name: p.Name, Detail: strings.Join(detail, "; "),
 	}
 }

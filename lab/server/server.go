@@ -105,7 +105,7 @@ func Run(ctx context.Context, d control.Dir, opts Options) error {
 	}
 	PrintWhere(out, l, s.written, uiURL)
 
-	// One stream, ordered once (the lab's timeline, full.Lab.Timeline):
+	// One stream, ordered once (the lab's timeline, a timeline.Stream):
 	// the terminal and the log here, the web UI and the scenario runs
 	// (control.RouteTimeline) subscribe to it.
 	logged := timeline.NewPrinter(logFile)
@@ -114,10 +114,10 @@ func Run(ctx context.Context, d control.Dir, opts Options) error {
 	if opts.ShowTimeline {
 		fmt.Fprintln(out)
 		fmt.Fprint(out, l.Msgf("Watching the cluster (Ctrl-C stops the lab), in the cluster's order (etcd revisions, the apiserver's times; lines held %s):\n",
-			s.lab.TimelineWindow()))
+			s.timeline.Window()))
 		sink = timeline.Tee(printer, logged)
 	}
-	return s.lab.Timeline(ctx, sink, nil)
+	return s.timeline.Timeline(ctx, sink, nil)
 }
 
 func orDiscard(w io.Writer) io.Writer {
@@ -132,6 +132,7 @@ type running struct {
 	d         control.Dir
 	unlock    func()
 	lab       *full.Lab
+	timeline  *timeline.Stream // the lab's, in the cluster's order
 	ui        *ui.Server
 	stopServe context.CancelFunc
 	written   *control.Status // as first written, for PrintWhere
@@ -169,9 +170,8 @@ func start(ctx context.Context, d control.Dir, opts Options, started time.Time) 
 	}
 	o := opts.Lab
 	o.Lab.WorkDir = string(d)
-	if s.ui != nil {
-		o.Observe = s.ui.Observe
-	}
+	s.timeline = timeline.NewStream(o.Trace)
+	o.Trace = s.timeline
 	onHealth := o.Lab.OnHealth
 	o.Lab.OnHealth = func(h control.Health) {
 		s.updateHealth()
@@ -182,6 +182,11 @@ func start(ctx context.Context, d control.Dir, opts Options, started time.Time) 
 	if s.lab, err = full.Start(ctx, o); err != nil {
 		return nil, err
 	}
+	watch := timeline.Options{AuditLog: s.lab.Dir().AuditLog()}
+	if s.ui != nil {
+		watch.Observe = s.ui.Observe
+	}
+	s.timeline.Watch(ctx, s.lab.RESTConfig(), watch)
 	serveCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s.stopServe = cancel
 	var reports func(json.RawMessage)
@@ -191,9 +196,9 @@ func start(ctx context.Context, d control.Dir, opts Options, started time.Time) 
 		}
 		reports = s.ui.Report
 		s.ui.Serve(serveCtx)
-		go func() { _ = s.lab.Timeline(serveCtx, s.ui, nil) }()
+		go func() { _ = s.timeline.Timeline(serveCtx, s.ui, nil) }()
 	}
-	if err := serveControl(serveCtx, d, s.lab, reports); err != nil {
+	if err := serveControl(serveCtx, d, served{s.lab, s.timeline}, reports); err != nil {
 		return nil, err
 	}
 	st := control.Status{
@@ -246,6 +251,9 @@ func (s *running) stop() error {
 	}
 	if s.ui != nil {
 		s.ui.Close()
+	}
+	if s.timeline != nil {
+		s.timeline.Stop()
 	}
 	var err error
 	if s.lab != nil {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/crdlab/crdlab/lab/full"
 	"github.com/crdlab/crdlab/lab/internal/proc"
 	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/lab/timeline"
@@ -25,7 +26,7 @@ import (
 
 // controlled is what the control socket serves: a lab's components and
 // nodes, to list, stop and start, its reset, and the events only its
-// process sees, to stream and to add to (*full.Lab).
+// process sees, to stream and to add to (served).
 type controlled interface {
 	Components() []control.Component
 	StopComponent(ctx context.Context, name string) error
@@ -37,6 +38,13 @@ type controlled interface {
 	Events(ctx context.Context, sink timeline.Sink, ready func()) error
 	Timeline(ctx context.Context, sink timeline.Sink, ready func()) error
 	Record(e timeline.Event)
+}
+
+// served is a lab of this process with its timeline, as the control
+// socket serves it.
+type served struct {
+	*full.Lab
+	*timeline.Stream
 }
 
 // serveControl serves the control socket of l in d until ctx is done.

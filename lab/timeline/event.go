@@ -16,6 +16,10 @@ const (
 	Delete = "DELETE"
 	Emit   = "EVENT" // a core/v1 Event a component emitted about the object
 	Bind   = "BIND"  // the scheduler assigned a Pod to a node
+	// Reconcile is a controller's reconcile pass: a sample operator's
+	// (package controllers) or, sent over the control socket, a suite's
+	// own controller's (control.Pass).
+	Reconcile = "RECONCILE"
 )
 
 // Event is one line of the timeline.

@@ -45,13 +45,13 @@ func NewPrinterAt(out io.Writer, start time.Time) *Printer {
 }
 
 var verbColor = map[string]string{
-	Create:      "\x1b[32m", // green
-	Update:      "\x1b[33m", // yellow
-	Status:      "\x1b[36m", // cyan
-	Delete:      "\x1b[31m", // red
-	Emit:        "\x1b[35m", // magenta
-	Bind:        "\x1b[34m", // blue
-	"RECONCILE": "\x1b[1m",  // bold: an in-process operator's reconcile pass
+	Create:    "\x1b[32m", // green
+	Update:    "\x1b[33m", // yellow
+	Status:    "\x1b[36m", // cyan
+	Delete:    "\x1b[31m", // red
+	Emit:      "\x1b[35m", // magenta
+	Bind:      "\x1b[34m", // blue
+	Reconcile: "\x1b[1m",  // bold: an in-process operator's reconcile pass
 }
 
 // Record prints e.
