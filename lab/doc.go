@@ -25,8 +25,8 @@
 // works for `go test` binaries too: a test binary that imports lab is its
 // own control plane.
 //
-// That is Kubernetes 1.37. Options.KubernetesVersion (or
-// CRDLAB_KUBERNETES_VERSION) chooses 1.36 or 1.35 instead: kube-apiserver,
+// That is kubeminor.BuiltIn. Options.KubernetesVersion (or
+// CRDLAB_KUBERNETES_VERSION) chooses another of kubeminor.Supported() instead: kube-apiserver,
 // kube-controller-manager, kube-scheduler and kubectl then run from that
 // minor's components executable, crdlab-k8s-<minor>, found as package
 // lab/kubeminor says; etcd is still this program's.

@@ -1,8 +1,9 @@
 // Package kubeminor chooses the Kubernetes minor a lab serves and finds the
 // executable that runs it.
 //
-// crdlab serves Kubernetes 1.35, 1.36 and 1.37. 1.37 is built into crdlab
-// itself; each older minor's kube-apiserver, kube-controller-manager,
+// crdlab serves the Kubernetes minors of minors.txt, their one list
+// (Supported, Releases). BuiltIn is built into crdlab itself; each other
+// minor's kube-apiserver, kube-controller-manager,
 // kube-scheduler and kubectl are in a components executable of their own,
 // crdlab-k8s-<minor> (built by 'make components K8S=<minor>', or published
 // with each release). etcd always comes from crdlab: its etcd serves every

@@ -100,12 +100,13 @@ type Environment struct {
 	// empty: none, an apiserver alone as in envtest).
 	WithComponents []string
 
-	// KubernetesVersion is the Kubernetes minor a lab of its own serves:
-	// "1.35", "1.36" or "1.37" ('crdlab up --kubernetes'; an older minor
-	// runs from its components executable, crdlab-k8s-<minor>, which
-	// crdlab finds next to itself or downloads). Empty:
-	// $CRDLAB_KUBERNETES_VERSION if set, else 1.37. An attached lab or an
-	// existing cluster serves what it serves.
+	// KubernetesVersion is the Kubernetes minor a lab of its own serves,
+	// as "1.36": one of those 'crdlab version' lists ('crdlab up
+	// --kubernetes'; a minor not built into crdlab runs from its
+	// components executable, crdlab-k8s-<minor>, which crdlab finds next
+	// to itself or downloads). Empty: $CRDLAB_KUBERNETES_VERSION if set,
+	// else the minor built into crdlab. An attached lab or an existing
+	// cluster serves what it serves.
 	KubernetesVersion string
 
 	// Samples also installs crdlab's sample CRDs and runs its sample

@@ -1,5 +1,5 @@
 // Package kubemain is what a multi-call program of Kubernetes' components
-// shares whatever Kubernetes minor it links (1.35, 1.36, 1.37): the
+// shares whatever Kubernetes minor it links (each of lab/kubeminor's list): the
 // dispatch by the name it is executed under (Run, from a map its caller
 // fills with that minor's components), the parent death every component of
 // a lab asks for, kube-apiserver's wait for etcd (WaitForEtcdEnv) and its

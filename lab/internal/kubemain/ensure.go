@@ -19,8 +19,8 @@ import (
 // ensureRBACPolicy is the body of kube-apiserver's rbac/bootstrap-roles
 // hook (k8s.io/kubernetes/pkg/registry/rbac/rest), which the hook runs
 // through wait.Poll(1s): one try at creating or reconciling every
-// bootstrap role and binding, done once all are. The same in 1.35, 1.36 and
-// 1.37; a Kubernetes version without it fails to link, naming it, and
+// bootstrap role and binding, done once all are. The same in every minor
+// crdlab serves; a Kubernetes version without it fails to link, naming it, and
 // lab/internal/linkname's TestUpstreamSignatures fails if its type differs
 // from this declaration's in the main module or any components module.
 //
