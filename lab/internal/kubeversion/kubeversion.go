@@ -16,8 +16,8 @@ import (
 	_ "k8s.io/component-base/version" // initialized before Set
 )
 
-// The variables Kubernetes' build sets with -ldflags -X, reached with
-// go:linkname; lab/internal/linkname's TestUpstreamSignatures fails if
+// The variables Kubernetes' build sets with -ldflags -X, reached with a
+// linkname each; lab/internal/linkname's TestUpstreamSignatures fails if
 // one's type differs from upstream's in the main module or any components
 // module.
 //

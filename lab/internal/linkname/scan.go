@@ -135,8 +135,11 @@ func moduleOf(dir string, known map[string]module) (module, error) {
 			return m, err
 		}
 		var f struct{ Module struct{ Path string } }
-		if err := json.Unmarshal(out, &f); err != nil || f.Module.Path == "" {
-			return m, fmt.Errorf("%s: no module path in 'go mod edit -json': %v", filepath.Join(dir, "go.mod"), err)
+		if err := json.Unmarshal(out, &f); err != nil {
+			return m, fmt.Errorf("%s: 'go mod edit -json': %w", filepath.Join(dir, "go.mod"), err)
+		}
+		if f.Module.Path == "" {
+			return m, fmt.Errorf("%s: no module path in 'go mod edit -json'", filepath.Join(dir, "go.mod"))
 		}
 		m = module{dir, f.Module.Path}
 	} else {
