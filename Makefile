@@ -42,10 +42,11 @@ RELEASE_BASE_URL ?= https://github.com/crdlab/crdlab/releases/download
 # The links' flags: no symbol table, the version set in the shared code.
 CRDLAB_LDFLAGS = -s -w -X github.com/crdlab/crdlab/lab/multicall.releaseVersion=$(VERSION)
 COMPONENTS_LDFLAGS = -s -w -X github.com/crdlab/crdlab/lab/internal/kubemain.releaseVersion=$(VERSION)
-# make test's release check: crdlab for this machine and both Macs, the
-# oldest minor's components for this machine (make cross-components: Macs').
+# make test's release check: crdlab for this machine and Apple silicon (make
+# cross's check type-checks darwin/amd64), the oldest minor's components for
+# this machine (make cross-components: Macs').
 HOST = $(shell $(GO) env GOHOSTOS)/$(shell $(GO) env GOHOSTARCH)
-RELEASE_CHECK = PLATFORMS="$(sort $(HOST) darwin/arm64 darwin/amd64)" COMPONENTS=$(K8S_OLDEST) COMPONENT_PLATFORMS=$(HOST)
+RELEASE_CHECK = PLATFORMS="$(sort $(HOST) darwin/arm64)" COMPONENTS=$(K8S_OLDEST) COMPONENT_PLATFORMS=$(HOST)
 
 # Modules with a go.mod of their own (make test-kubernetes adds the other
 # minors' components: a cold compile of Kubernetes each).
@@ -87,11 +88,11 @@ verify-release: ## Check dist/$(VERSION) for PLATFORMS and COMPONENTS: archive c
 	$(GO) run ./lab/internal/release verify -boot -version '$(VERSION)' -out dist/$(VERSION) -base-url '$(RELEASE_BASE_URL)' \
 		-license LICENSE -readme README.md -components '$(COMPONENTS)' -component-platforms '$(COMPONENT_PLATFORMS)' $(PLATFORMS)
 
-release-check: ## What make test runs (its builds alongside go test): make release and verify-release for this machine's platform, darwin/arm64 and darwin/amd64, with the oldest minor's components for this machine.
+release-check: ## What make test runs (its builds alongside go test): make release and verify-release for this machine's platform and darwin/arm64, with the oldest minor's components for this machine.
 	$(MAKE) --no-print-directory release verify-release $(RELEASE_CHECK)
 
-cross: ## Build crdlab for macOS (darwin/arm64, darwin/amd64) and vet it for darwin/arm64; build and vet the labtest module for both and labtest/trace for arm64; nothing is kept.
-	.ci/make/cross.sh
+cross: ## Build crdlab for macOS (darwin/arm64, darwin/amd64) and vet it for darwin/arm64; build and vet the labtest module for both and labtest/trace for arm64; nothing is kept. CROSS=check (make test): type-check darwin/amd64 instead of building crdlab.
+	.ci/make/cross.sh $(CROSS)
 
 cross-components: ## Build crdlab-k8s-<minor> of each of COMPONENTS for darwin/arm64 and darwin/amd64 (long: a cold compile of Kubernetes each); nothing is kept.
 	.ci/make/cross.sh components
@@ -146,7 +147,7 @@ test-deps: ## Install what the tests need: Debian's kubectl, tmux for the lesson
 # fail as it ends in go1.26 (golang/go#75804).
 SUBMAKE := $(MAKE) --no-print-directory
 test: test-deps verify-manifests verify-generated build lint vet ## Run every test: lint, unit, integration (real apiserver), CLI, releases, the modules of users' suites, conformance, fuzzing.
-	.ci/make/overlap.sh _artifacts/compiles.log $(SUBMAKE) cross components release K8S=$(K8S_OLDEST) $(RELEASE_CHECK) -- \
+	.ci/make/overlap.sh _artifacts/compiles.log $(SUBMAKE) cross components release CROSS=check K8S=$(K8S_OLDEST) $(RELEASE_CHECK) -- \
 		$(GO) test -vet=off -count=1 -timeout 30m ./...
 	.ci/make/overlap.sh _artifacts/e2e.log $(SUBMAKE) $(E2E) -- \
 		$(SUBMAKE) verify-release test-modules test-kubernetes-seed $(RELEASE_CHECK) KUBERNETES_TEST_MINORS=$(K8S_OLDEST)

@@ -7,7 +7,11 @@
 # Nothing is kept. cross.sh components (make cross-components): instead,
 # crdlab-k8s-<minor> of each minor of $COMPONENTS for both Macs (each a cold
 # compile of a Kubernetes, 7-10 minutes on two cores: make test leaves them
-# to this and to the release workflow).
+# to this and to the release workflow). cross.sh check (make test, whose
+# release check builds crdlab for darwin/arm64): crdlab is not built here;
+# darwin/amd64 is type-checked from source with its tests
+# (lab/internal/typecheck: seconds, where its compile is a cold compile of
+# Kubernetes more), the rest as make cross.
 set -euo pipefail
 : "${GO:=go}" "${CRDLAB_LDFLAGS:?}" "${COMPONENTS_LDFLAGS:?}"
 export CGO_ENABLED=0 # and -trimpath (GOFLAGS): as make build and make release
@@ -20,10 +24,15 @@ if [[ ${1:-} == components ]]; then
 	done
 	exit 0
 fi
-for arch in arm64 amd64; do
-	echo "== crdlab for darwin/$arch"
-	GOOS=darwin GOARCH=$arch "$GO" build -trimpath -ldflags "$CRDLAB_LDFLAGS" -o /dev/null ./cmd/crdlab
-done
+if [[ ${1:-} == check ]]; then
+	echo "== type-check ./... with its tests for darwin/amd64"
+	"$GO" run ./lab/internal/typecheck -platform darwin/amd64 ./...
+else
+	for arch in arm64 amd64; do
+		echo "== crdlab for darwin/$arch"
+		GOOS=darwin GOARCH=$arch "$GO" build -trimpath -ldflags "$CRDLAB_LDFLAGS" -o /dev/null ./cmd/crdlab
+	done
+fi
 echo "== go vet ./... for darwin/arm64"
 GOOS=darwin GOARCH=arm64 "$GO" vet ./...
 for target in lab/labtest:arm64 lab/labtest:amd64 lab/labtest/trace:arm64; do
