@@ -132,8 +132,8 @@ verify-generated: ## Fail when the components modules are stale against MINORS_F
 vet: ## Run go vet.
 	$(GO) vet ./...
 
-lint: $(GOLANGCI_LINT) ## Run shellcheck on the scripts, check that e2e.test's module shares the main module's versions, and golangci-lint (.golangci.yml: gofmt, goimports grouping, errorlint, errcheck, staticcheck...) on every module.
-	.ci/make/lint.sh
+lint: $(GOLANGCI_LINT) ## Run shellcheck on the scripts, check that e2e.test's module shares the main module's versions, and golangci-lint (.golangci.yml: gofmt, goimports grouping, errorlint, errcheck, staticcheck...) on every module. LINT=main or LINT=modules: a part.
+	.ci/make/lint.sh $(LINT)
 
 ##@ Tests
 .PHONY: test-deps test test-modules conformance conformance-ci conformance-report fuzz chaos test-timeline test-kubernetes-seed test-kubernetes
@@ -141,17 +141,18 @@ lint: $(GOLANGCI_LINT) ## Run shellcheck on the scripts, check that e2e.test's m
 test-deps: ## Install what the tests need: Debian's kubectl, tmux for the lessons' terminal test, shellcheck for make lint, and Debian's chromium for the web UI's browser test.
 	@.ci/make/test-deps.sh
 
-# make test runs its CPU-bound cold compiles (.ci/make/overlap.sh, niced)
-# alongside suites that mostly wait on apiservers; SUBMAKE, not $$(MAKE), so
-# that make -n prints those lines. Fuzzing counts executions: a timed run can
-# fail as it ends in go1.26 (golang/go#75804).
+# make test runs its CPU-bound cold compiles (.ci/make/overlap.sh, niced; the
+# other modules' lint compiles theirs) alongside suites that mostly wait on
+# apiservers; SUBMAKE, not $$(MAKE), so that make -n prints those lines.
+# Fuzzing counts executions: a timed one can fail as it ends (golang/go#75804).
 SUBMAKE := $(MAKE) --no-print-directory
+test: LINT := main
 test: test-deps verify-manifests verify-generated build lint vet ## Run every test: lint, unit, integration (real apiserver), CLI, releases, the modules of users' suites, conformance, fuzzing.
-	.ci/make/overlap.sh _artifacts/compiles.log $(SUBMAKE) cross components release CROSS=check K8S=$(K8S_OLDEST) $(RELEASE_CHECK) -- \
+	.ci/make/overlap.sh _artifacts/compiles.log $(SUBMAKE) components cross release lint CROSS=check LINT=modules K8S=$(K8S_OLDEST) $(RELEASE_CHECK) -- \
 		$(GO) test -vet=off -count=1 -timeout 30m ./...
 	.ci/make/overlap.sh _artifacts/e2e.log $(SUBMAKE) $(E2E) -- \
 		$(SUBMAKE) verify-release test-modules test-kubernetes-seed $(RELEASE_CHECK) KUBERNETES_TEST_MINORS=$(K8S_OLDEST)
-	$(MAKE) --no-print-directory conformance-ci fuzz FUZZTIME=20000x
+	.ci/make/overlap.sh _artifacts/fuzz.log $(SUBMAKE) fuzz FUZZTIME=20000x -- $(SUBMAKE) conformance-ci
 
 test-modules: build ## Test the modules with their own go.mod (lab/labtest, lab/labtest/trace, the example operator, lab/components/*) against bin/crdlab and bin/crdlab-k8s-*; the example's download test serves dist/$(VERSION) (make release-check).
 	.ci/make/test-modules.sh

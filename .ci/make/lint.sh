@@ -5,21 +5,45 @@
 # of its own), with the root's configuration. golangci-lint compiles the
 # packages it imports (go list -export) with the Makefile's GOFLAGS and
 # CGO_ENABLED: the compiles make build and make components reuse.
+# lint.sh main: shellcheck, the versions and the main module alone;
+# lint.sh modules: the modules of $MODULES alone (make test runs them
+# alongside go test: they compile their own dependencies, a Kubernetes of
+# another minor among them).
 set -euo pipefail
+part=${1:-all}
+case $part in
+all | main | modules) ;;
+*)
+	echo "lint.sh: unknown part $part (want main, modules or nothing for both)" >&2
+	exit 2
+	;;
+esac
 : "${GOLANGCI_LINT:?}"
 root=$PWD lint=$GOLANGCI_LINT
 [[ $lint == /* ]] || lint=$root/$lint
-echo "== shellcheck"
-if ! command -v shellcheck >/dev/null 2>&1; then
-	echo "lint.sh: shellcheck not found: make test-deps installs Debian's" >&2
-	exit 1
+main() {
+	echo "== shellcheck"
+	if ! command -v shellcheck >/dev/null 2>&1; then
+		echo "lint.sh: shellcheck not found: make test-deps installs Debian's" >&2
+		exit 1
+	fi
+	git ls-files --cached --others --exclude-standard -z -- '*.sh' .ci/run | xargs -0 shellcheck
+	echo "== lab/internal/conformance on the main module's versions"
+	"$(dirname "$0")/samedeps.sh" lab/internal/conformance k8s.io/kubernetes/test/e2e
+	echo "== lint ."
+	"$lint" run ./...
+}
+
+modules() {
+	for m in ${MODULES:-}; do
+		echo "== lint $m"
+		(cd "$m" && "$lint" run --config "$root/.golangci.yml" ./...)
+	done
+}
+
+if [[ $part != modules ]]; then
+	main
 fi
-git ls-files --cached --others --exclude-standard -z -- '*.sh' .ci/run | xargs -0 shellcheck
-echo "== lab/internal/conformance on the main module's versions"
-"$(dirname "$0")/samedeps.sh" lab/internal/conformance k8s.io/kubernetes/test/e2e
-echo "== lint ."
-"$lint" run ./...
-for m in ${MODULES:-}; do
-	echo "== lint $m"
-	(cd "$m" && "$lint" run --config "$root/.golangci.yml" ./...)
-done
+if [[ $part != main ]]; then
+	modules
+fi
