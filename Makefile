@@ -4,7 +4,6 @@
 GO       ?= go
 BIN      ?= bin/crdlab
 BINDIR   := $(abspath $(dir $(BIN)))
-# Debian's kubectl (the tests' independent client); the example operator.
 KUBECTL  ?= kubectl
 EXAMPLE  ?= docs/examples/guestbook-operator
 # Pinned tools, built with the Go that builds crdlab (a golangci-lint built
@@ -30,8 +29,7 @@ ifeq ($(K8S_BUILTIN),)
 $(error $(MINORS_FILE): no minors read (.ci/make/minors.sh says why above))
 endif
 
-# The release (docs/releases.md, .ci/make/release.sh); VERSION is the latest
-# v* tag (git describe), else v0.0.0-dev+<commit>.
+# The release (docs/releases.md); VERSION: the latest v* tag, else v0.0.0-dev+<commit>.
 PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
 COMPONENTS ?= $(K8S_MINORS)
 COMPONENT_PLATFORMS ?= $(PLATFORMS)
@@ -39,24 +37,20 @@ ifeq ($(origin VERSION), undefined)
 VERSION := $(shell git describe --tags --match 'v*' 2>/dev/null || echo "v0.0.0-dev+$$(git rev-parse --short=12 HEAD 2>/dev/null)")
 endif
 RELEASE_BASE_URL ?= https://github.com/crdlab/crdlab/releases/download
-# The links' flags: no symbol table, the version set in the shared code.
 CRDLAB_LDFLAGS = -s -w -X github.com/crdlab/crdlab/lab/multicall.releaseVersion=$(VERSION)
 COMPONENTS_LDFLAGS = -s -w -X github.com/crdlab/crdlab/lab/internal/kubemain.releaseVersion=$(VERSION)
-# make test's release check: crdlab for this machine and Apple silicon (make
-# cross's check type-checks darwin/amd64), the oldest minor's components for
-# this machine (make cross-components: Macs').
+# make test's release check: crdlab for this machine and Apple silicon (make cross's check
+# type-checks darwin/amd64), the oldest minor's components for this machine.
 HOST = $(shell $(GO) env GOHOSTOS)/$(shell $(GO) env GOHOSTARCH)
 RELEASE_CHECK = PLATFORMS="$(sort $(HOST) darwin/arm64)" COMPONENTS=$(K8S_OLDEST) COMPONENT_PLATFORMS=$(HOST)
 
-# Modules with a go.mod of their own (make test-kubernetes adds the other
-# minors' components: a cold compile of Kubernetes each).
+# Modules with a go.mod of their own; KUBERNETES_TEST_MINORS: make test-kubernetes'
+# (make test's: the oldest); STANDALONE_MINORS: make standalone's, as well.
 MODULES ?= lab/labtest lab/labtest/trace $(EXAMPLE) lab/internal/conformance lab/components/$(K8S_OLDEST)
-# The minors make test-kubernetes runs on (make test: the oldest alone).
 KUBERNETES_TEST_MINORS ?= $(K8S_MINORS) $(K8S_BUILTIN)
-# The minors make standalone builds upstream's kube-apiserver of, too.
 STANDALONE_MINORS ?= $(K8S_OLDEST)
 
-export GO BIN BINDIR KUBECTL EXAMPLE GOLANGCI_LINT K8S_MINORS K8S_OLDEST K8S_BUILTIN VERSION RELEASE_BASE_URL \
+export GO BIN BINDIR KUBECTL EXAMPLE CONTROLLER_GEN GOLANGCI_LINT K8S_MINORS K8S_OLDEST K8S_BUILTIN VERSION RELEASE_BASE_URL \
 	CRDLAB_LDFLAGS COMPONENTS_LDFLAGS PLATFORMS COMPONENTS COMPONENT_PLATFORMS MODULES KUBERNETES_TEST_MINORS STANDALONE_MINORS
 
 .DEFAULT_GOAL := help
@@ -116,15 +110,10 @@ $(CONTROLLER_GEN) $(GOLANGCI_LINT):
 	.ci/make/tool.sh $@
 
 manifests: $(CONTROLLER_GEN) ## Generate the operators' CRDs (fixtures/crds), webhook configurations (fixtures/webhooks) and deepcopy code from their API types, and the example operator's.
-	$(CONTROLLER_GEN) object paths=./controllers/...
-	$(CONTROLLER_GEN) crd paths=./controllers/... output:crd:artifacts:config=fixtures/crds
-	$(CONTROLLER_GEN) webhook paths=./controllers/... output:webhook:artifacts:config=fixtures/webhooks
-	cd $(EXAMPLE) && $(CURDIR)/$(CONTROLLER_GEN) object crd webhook paths=./... \
-		output:crd:artifacts:config=config/crd/bases output:webhook:artifacts:config=config/webhook
+	.ci/make/manifests.sh
 
-verify-manifests: manifests ## Fail when generated files are stale.
-	@test -z "$$(git status --porcelain -- controllers fixtures/crds fixtures/webhooks $(EXAMPLE))" || { \
-		echo "generated files are stale; run make manifests and commit:"; git status --porcelain -- controllers fixtures/crds fixtures/webhooks $(EXAMPLE); exit 1; }
+verify-manifests: $(CONTROLLER_GEN) ## Generate as make manifests, then fail when a generated file changed.
+	.ci/make/manifests.sh verify
 
 verify-generated: ## Fail when the components modules are stale against MINORS_FILE (make components-modules writes them).
 	$(GO) run ./lab/internal/minorgen -check
@@ -141,10 +130,9 @@ lint: $(GOLANGCI_LINT) ## Run shellcheck on the scripts, check that e2e.test's m
 test-deps: ## Install what the tests need: Debian's kubectl, tmux for the lessons' terminal test, shellcheck for make lint, and Debian's chromium for the web UI's browser test.
 	@.ci/make/test-deps.sh
 
-# make test runs its CPU-bound cold compiles (.ci/make/overlap.sh, niced; the
-# other modules' lint compiles theirs) alongside suites that mostly wait on
-# apiservers; SUBMAKE, not $$(MAKE), so that make -n prints those lines.
-# Fuzzing counts executions: a timed one can fail as it ends (golang/go#75804).
+# make test runs CPU-bound cold compiles (overlap.sh, niced) alongside suites that mostly wait
+# on apiservers; SUBMAKE, not $$(MAKE), so that make -n prints them. Fuzzing counts
+# executions: a timed one can fail as it ends (golang/go#75804).
 SUBMAKE := $(MAKE) --no-print-directory
 test: LINT := main
 test: test-deps verify-manifests verify-generated build lint vet ## Run every test: lint, unit, integration (real apiserver), CLI, releases, the modules of users' suites, conformance, fuzzing.
@@ -157,8 +145,7 @@ test: test-deps verify-manifests verify-generated build lint vet ## Run every te
 test-modules: build ## Test the modules with their own go.mod (lab/labtest, lab/labtest/trace, the example operator, lab/components/*) against bin/crdlab and bin/crdlab-k8s-*; the example's download test serves dist/$(VERSION) (make release-check).
 	.ci/make/test-modules.sh
 
-# Kubernetes' own e2e.test, from lab/internal/conformance: a module on the
-# main module's versions of what they share, so only what it adds compiles.
+# Kubernetes' e2e.test, from a module on the main module's versions: only what it adds compiles.
 E2E ?= bin/e2e.test
 CONFORMANCE_FOCUS ?= \[sig-api-machinery\].*\[Conformance\]
 # Tests calling a deployed image fail on simulated nodes (docs/conformance.md).
@@ -210,7 +197,4 @@ bench-boot: build standalone ## Only docs/boot.md's table: boot, stop and PSS of
 	CRDLAB_BINARY=$(CURDIR)/$(BIN) CRDLAB_STANDALONE_ASSETS=$(CURDIR)/bin/standalone $(GO) test -vet=off -run '^$$' -bench Boot -benchtime 5x -timeout 60m ./lab/
 
 bench: bench-boot bench-envtest ## Benchmarks, side by side in one run: boot, stop and PSS against plain envtest, the loops (delete → Ready, 0 → 1000 Pods), envtest on crdlab's folder against standalone binaries (the built-in and the oldest minor), 10,000 Users and 50 watchers, Reset and attach against envtest per spec.
-	CRDLAB_STANDALONE_ASSETS=$(CURDIR)/bin/standalone $(GO) test -vet=off -run '^$$' -bench Users -benchtime 1x -timeout 60m ./lab/
-	$(GO) test -vet=off -run '^$$' -bench 'WebApps|RedisClusters' -benchtime 1x -timeout 60m ./controllers/
-	cd $(EXAMPLE) && CRDLAB_BINARY=$(CURDIR)/$(BIN) KUBEBUILDER_ASSETS=$(CURDIR)/bin/standalone \
-		$(GO) test -run '^$$' -bench 'BetweenSpecs|Attach' -benchtime 5x -timeout 60m ./test/bench/
+	.ci/make/bench.sh
