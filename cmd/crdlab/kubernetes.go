@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -49,15 +48,12 @@ func resolveKubernetes(ctx context.Context, flag string) (kubeminor.Kubernetes, 
 }
 
 // findComponents finds the components executable of minor, the one a
-// running lab serves; nil for the minor built in.
+// running lab serves; nil for the minor built in. Its error names the
+// executable, not a flag: the user gave none.
 func findComponents(ctx context.Context, minor string) (*kubeminor.Components, error) {
 	if minor == kubeminor.BuiltIn {
 		return nil, nil
 	}
 	v := multicall.BuildVersions()
-	c, err := kubeminor.Find(ctx, minor, kubeminor.Here(v.Crdlab, v.Release))
-	if err != nil {
-		return nil, fmt.Errorf("--kubernetes %s: %w", minor, err)
-	}
-	return c, nil
+	return kubeminor.Find(ctx, minor, kubeminor.Here(v.Crdlab, v.Release))
 }
