@@ -39,6 +39,13 @@ ifeq ($(origin VERSION), undefined)
 VERSION := $(shell git describe --tags --match 'v*' 2>/dev/null || echo "v0.0.0-dev+$$(git rev-parse --short=12 HEAD 2>/dev/null)")
 endif
 RELEASE_BASE_URL ?= https://github.com/crdlab/crdlab/releases/download
+# The ed25519 key that signs index.json and SHA256SUMS (docs/releases.md):
+# the release workflow sets SIGNING_KEY= and gives its secret in
+# $CRDLAB_RELEASE_SIGNING_KEY; elsewhere the labtest module's TEST-ONLY
+# key, which no crdlab trusts but tests, and verify-release then accepts.
+TEST_SIGNING_KEY = lab/labtest/internal/releasetest/testdata/test-only-release-signing-key.pem
+SIGNING_KEY ?= $(TEST_SIGNING_KEY)
+ALLOW_TEST_KEY = $(if $(filter $(TEST_SIGNING_KEY),$(SIGNING_KEY)),true,false)
 # The links' flags: no symbol table, the version set in the shared code.
 CRDLAB_LDFLAGS = -s -w -X github.com/crdlab/crdlab/lab/multicall.releaseVersion=$(VERSION)
 COMPONENTS_LDFLAGS = -s -w -X github.com/crdlab/crdlab/lab/internal/kubemain.releaseVersion=$(VERSION)
@@ -55,7 +62,7 @@ KUBERNETES_TEST_MINORS ?= $(K8S_MINORS) $(K8S_BUILTIN)
 # The minors make standalone builds upstream's kube-apiserver of, too.
 STANDALONE_MINORS ?= $(K8S_OLDEST)
 
-export GO BIN BINDIR KUBECTL EXAMPLE GOLANGCI_LINT K8S_MINORS K8S_OLDEST K8S_BUILTIN VERSION RELEASE_BASE_URL \
+export GO BIN BINDIR KUBECTL EXAMPLE GOLANGCI_LINT K8S_MINORS K8S_OLDEST K8S_BUILTIN VERSION RELEASE_BASE_URL SIGNING_KEY \
 	CRDLAB_LDFLAGS COMPONENTS_LDFLAGS PLATFORMS COMPONENTS COMPONENT_PLATFORMS MODULES KUBERNETES_TEST_MINORS STANDALONE_MINORS
 
 .DEFAULT_GOAL := help
@@ -80,11 +87,11 @@ build: ## Build bin/crdlab (static, paths trimmed: GOFLAGS and CGO_ENABLED above
 components: ## Build bin/crdlab-k8s-<minor> for K8S=<minor> (one of K8S_MINORS: make print-minors): that minor's components, for 'crdlab up/envtest --kubernetes <minor>'; GOOS/GOARCH honoured.
 	@.ci/make/components.sh $(K8S)
 
-release: ## Build the release for PLATFORMS into dist/$(VERSION): an archive per platform, one of crdlab-k8s-<minor> per minor of COMPONENTS and platform of COMPONENT_PLATFORMS, SHA256SUMS, index.json (docs/releases.md).
+release: ## Build the release for PLATFORMS into dist/$(VERSION): an archive per platform, one of crdlab-k8s-<minor> per minor of COMPONENTS and platform of COMPONENT_PLATFORMS, SHA256SUMS, index.json, their signatures by SIGNING_KEY (default: the test-only key; docs/releases.md).
 	.ci/make/release.sh
 
-verify-release: ## Check dist/$(VERSION) for PLATFORMS and COMPONENTS: archive contents, digests against SHA256SUMS and index.json; this machine's crdlab prints VERSION, and boots a lab on an empty home (up -d, kubectl get nodes, down); its crdlab-k8s-<minor> print VERSION and their minor.
-	$(GO) run ./lab/internal/release verify -boot -version '$(VERSION)' -out dist/$(VERSION) -base-url '$(RELEASE_BASE_URL)' \
+verify-release: ## Check dist/$(VERSION) for PLATFORMS and COMPONENTS: the signatures of SHA256SUMS and index.json (the test key only if SIGNING_KEY is it), archive contents, digests and sizes against them; this machine's crdlab prints VERSION, and boots a lab on an empty home (up -d, kubectl get nodes, down); its crdlab-k8s-<minor> print VERSION and their minor.
+	$(GO) run ./lab/internal/release verify -boot -allow-test-key=$(ALLOW_TEST_KEY) -version '$(VERSION)' -out dist/$(VERSION) -base-url '$(RELEASE_BASE_URL)' \
 		-license LICENSE -readme README.md -components '$(COMPONENTS)' -component-platforms '$(COMPONENT_PLATFORMS)' $(PLATFORMS)
 
 release-check: ## What make test runs (its builds alongside go test): make release and verify-release for this machine's platform, darwin/arm64 and darwin/amd64, with the oldest minor's components for this machine.
