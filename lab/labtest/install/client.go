@@ -138,7 +138,7 @@ func (b *idleBody) Read(p []byte) (int, error) {
 	if n > 0 {
 		b.timer.Reset(b.idle)
 	}
-	if err != nil && err != io.EOF && b.ctx.Err() != nil {
+	if err != nil && !errors.Is(err, io.EOF) && b.ctx.Err() != nil {
 		err = context.Cause(b.ctx) // the stall or the caller's context, not "context canceled"
 	}
 	return n, err

@@ -37,7 +37,7 @@ func unpack(r io.Reader, dir, binary string, limit int64) (string, error) {
 	left := limit
 	for {
 		h, err := tr.Next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
