@@ -71,6 +71,9 @@ func DownloadComponents(ctx context.Context, opts ComponentsOptions) (string, er
 		return "", fmt.Errorf("%w for %s: only a release build of crdlab downloads its components; build them with 'make components K8S=%s' and set %s to their folder",
 			ErrNoVersion, ComponentsBinary(opts.Minor), opts.Minor, ComponentsDirEnv)
 	}
+	if opts.NoDownload {
+		opts.DownloadURL = DefaultDownloadURL // not read: no download URL of the environment fails a look at the cache
+	}
 	s, err := Options{Version: opts.Version, DownloadURL: opts.DownloadURL, CacheDir: opts.CacheDir, Client: opts.Client, Log: opts.Log}.settings()
 	if err != nil {
 		return "", err
