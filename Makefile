@@ -1,26 +1,23 @@
-# crdlab — run `make help` for the targets. Longer recipes are scripts in
-# .ci/make (shellchecked by make lint), reading the variables exported below.
+# crdlab — `make help` lists the targets. Longer recipes are scripts in .ci/make
+# (shellchecked by make lint), reading the variables exported below.
 
 GO       ?= go
 BIN      ?= bin/crdlab
 BINDIR   := $(abspath $(dir $(BIN)))
 KUBECTL  ?= kubectl
 EXAMPLE  ?= docs/examples/guestbook-operator
-# Pinned tools, built with the Go that builds crdlab (a golangci-lint built
-# by an older Go cannot load this module's packages).
+# Pinned tools, built by this Go (an older Go's golangci-lint cannot load this module).
 CONTROLLER_GEN_VERSION ?= v0.23.0
 CONTROLLER_GEN ?= bin/controller-gen-$(CONTROLLER_GEN_VERSION)
 GOLANGCI_LINT_VERSION ?= v2.15.0
 GOLANGCI_LINT ?= bin/golangci-lint-$(GOLANGCI_LINT_VERSION)
 
-# Every build, vet and test compiles as the release does (-ldflags only on
-# links): each package compiles once per platform, make release only links.
+# Every build, vet and test compiles as the release does: make release only links.
 export CGO_ENABLED ?= 0
 export GOFLAGS := $(strip $(filter-out -trimpath,$(GOFLAGS)) -trimpath)
 
-# The Kubernetes minors, from their one list: K8S_MINORS are modules of their
-# own (lab/components/<minor>, crdlab-k8s-<minor>), K8S_BUILTIN is linked
-# into crdlab, K8S_OLDEST (the first line) is the one make test runs on too.
+# The minors, from their one list: K8S_MINORS have modules of their own (lab/components/<minor>),
+# K8S_BUILTIN is linked into crdlab, K8S_OLDEST (the first) is the one make test runs on too.
 MINORS_FILE ?= lab/kubeminor/minors.txt
 K8S_MINORS := $(shell .ci/make/minors.sh $(MINORS_FILE) components)
 K8S_OLDEST := $(shell .ci/make/minors.sh $(MINORS_FILE) oldest)
@@ -37,6 +34,11 @@ ifeq ($(origin VERSION), undefined)
 VERSION := $(shell git describe --tags --match 'v*' 2>/dev/null || echo "v0.0.0-dev+$$(git rev-parse --short=12 HEAD 2>/dev/null)")
 endif
 RELEASE_BASE_URL ?= https://github.com/crdlab/crdlab/releases/download
+# The ed25519 key that signs index.json and SHA256SUMS (docs/releases.md): the workflow sets
+# SIGNING_KEY= and its secret in $CRDLAB_RELEASE_SIGNING_KEY; else the TEST-ONLY key.
+TEST_SIGNING_KEY = lab/labtest/internal/releasetest/testdata/test-only-release-signing-key.pem
+SIGNING_KEY ?= $(TEST_SIGNING_KEY)
+ALLOW_TEST_KEY = $(if $(filter $(TEST_SIGNING_KEY),$(SIGNING_KEY)),true,false)
 CRDLAB_LDFLAGS = -s -w -X github.com/crdlab/crdlab/lab/multicall.releaseVersion=$(VERSION)
 COMPONENTS_LDFLAGS = -s -w -X github.com/crdlab/crdlab/lab/internal/kubemain.releaseVersion=$(VERSION)
 # make test's release check: crdlab for this machine and Apple silicon (make cross's check
@@ -50,7 +52,7 @@ MODULES ?= lab/labtest lab/labtest/trace $(EXAMPLE) lab/internal/conformance lab
 KUBERNETES_TEST_MINORS ?= $(K8S_MINORS) $(K8S_BUILTIN)
 STANDALONE_MINORS ?= $(K8S_OLDEST)
 
-export GO BIN BINDIR KUBECTL EXAMPLE CONTROLLER_GEN GOLANGCI_LINT K8S_MINORS K8S_OLDEST K8S_BUILTIN VERSION RELEASE_BASE_URL \
+export GO BIN BINDIR KUBECTL EXAMPLE CONTROLLER_GEN GOLANGCI_LINT K8S_MINORS K8S_OLDEST K8S_BUILTIN VERSION RELEASE_BASE_URL SIGNING_KEY \
 	CRDLAB_LDFLAGS COMPONENTS_LDFLAGS PLATFORMS COMPONENTS COMPONENT_PLATFORMS MODULES KUBERNETES_TEST_MINORS STANDALONE_MINORS
 
 .DEFAULT_GOAL := help
@@ -59,9 +61,7 @@ export GO BIN BINDIR KUBECTL EXAMPLE CONTROLLER_GEN GOLANGCI_LINT K8S_MINORS K8S
 .PHONY: help print-minors
 
 help: ## Show this help.
-	@awk 'BEGIN {FS = ":.*##"; printf "Usage: make <target>\n"} \
-		/^[a-zA-Z_0-9-]+:.*?##/ { printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2 } \
-		/^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) }' $(MAKEFILE_LIST)
+	@.ci/make/help.sh $(MAKEFILE_LIST)
 
 print-minors: ## Print the Kubernetes minors read from MINORS_FILE: K8S_MINORS (modules of their own), K8S_OLDEST, K8S_BUILTIN.
 	@.ci/make/minors.sh $(MINORS_FILE)
@@ -75,11 +75,11 @@ build: ## Build bin/crdlab (static, paths trimmed: GOFLAGS and CGO_ENABLED above
 components: ## Build bin/crdlab-k8s-<minor> for K8S=<minor> (one of K8S_MINORS: make print-minors): that minor's components, for 'crdlab up/envtest --kubernetes <minor>'; GOOS/GOARCH honoured.
 	@.ci/make/components.sh $(K8S)
 
-release: ## Build the release for PLATFORMS into dist/$(VERSION): an archive per platform, one of crdlab-k8s-<minor> per minor of COMPONENTS and platform of COMPONENT_PLATFORMS, SHA256SUMS, index.json (docs/releases.md).
+release: ## Build the release for PLATFORMS into dist/$(VERSION): an archive per platform, one of crdlab-k8s-<minor> per minor of COMPONENTS and platform of COMPONENT_PLATFORMS, SHA256SUMS, index.json, their signatures by SIGNING_KEY (default: the test-only key; docs/releases.md).
 	.ci/make/release.sh
 
-verify-release: ## Check dist/$(VERSION) for PLATFORMS and COMPONENTS: archive contents, digests against SHA256SUMS and index.json; this machine's crdlab prints VERSION, and boots a lab on an empty home (up -d, kubectl get nodes, down); its crdlab-k8s-<minor> print VERSION and their minor.
-	$(GO) run ./lab/internal/release verify -boot -version '$(VERSION)' -out dist/$(VERSION) -base-url '$(RELEASE_BASE_URL)' \
+verify-release: ## Check dist/$(VERSION) for PLATFORMS and COMPONENTS: the signatures of SHA256SUMS and index.json (the test key only if SIGNING_KEY is it), archive contents, digests and sizes against them; this machine's crdlab prints VERSION, and boots a lab on an empty home (up -d, kubectl get nodes, down); its crdlab-k8s-<minor> print VERSION and their minor.
+	$(GO) run ./lab/internal/release verify -boot -allow-test-key=$(ALLOW_TEST_KEY) -version '$(VERSION)' -out dist/$(VERSION) -base-url '$(RELEASE_BASE_URL)' \
 		-license LICENSE -readme README.md -components '$(COMPONENTS)' -component-platforms '$(COMPONENT_PLATFORMS)' $(PLATFORMS)
 
 release-check: ## What make test runs (its builds alongside go test): make release and verify-release for this machine's platform and darwin/arm64, with the oldest minor's components for this machine.

@@ -3,8 +3,11 @@
 # crdlab-k8s-<minor> (lab/components/<minor>) for each minor of $COMPONENTS
 # and platform of $COMPONENT_PLATFORMS into bin/release/$VERSION, then
 # packages them with lab/internal/release into dist/$VERSION (archives,
-# SHA256SUMS, index.json: docs/releases.md). The Makefile exports the
-# variables; $CRDLAB_LDFLAGS and $COMPONENTS_LDFLAGS are the links' flags.
+# SHA256SUMS, index.json and their signatures: docs/releases.md). The
+# Makefile exports the variables; $CRDLAB_LDFLAGS and $COMPONENTS_LDFLAGS
+# are the links' flags; $SIGNING_KEY is the PEM file of the signing key,
+# empty in the release workflow, which gives the key itself in
+# $CRDLAB_RELEASE_SIGNING_KEY.
 set -euo pipefail
 : "${GO:=go}" "${VERSION:?}" "${RELEASE_BASE_URL:?}" "${CRDLAB_LDFLAGS:?}" "${COMPONENTS_LDFLAGS:?}"
 bin=bin/release/$VERSION
@@ -26,6 +29,6 @@ done
 # shellcheck disable=SC2086 # PLATFORMS is a list of words
 "$GO" run ./lab/internal/release package -version "$VERSION" -out "dist/$VERSION" -bin "$bin" \
 	-base-url "$RELEASE_BASE_URL" -date "$(git log -1 --format=%ct)" -license LICENSE -readme README.md \
-	-components "$COMPONENTS" -component-platforms "$COMPONENT_PLATFORMS" $PLATFORMS
+	-components "$COMPONENTS" -component-platforms "$COMPONENT_PLATFORMS" -signing-key "${SIGNING_KEY:-}" $PLATFORMS
 rm -rf "$bin"
 ls -l "dist/$VERSION"

@@ -105,7 +105,8 @@ func TestAddingAMinor(t *testing.T) {
 		}
 		out := filepath.Join(tmp, "dist")
 		run(t, root, nil, "go", "run", "./lab/internal/release", "package", "-version", version, "-out", out,
-			"-bin", filepath.Join(tmp, "bin"), "-components", strings.Join(minors, " "), platform)
+			"-bin", filepath.Join(tmp, "bin"), "-components", strings.Join(minors, " "),
+			"-signing-key", filepath.Join("lab", "labtest", "internal", "releasetest", "testdata", "test-only-release-signing-key.pem"), platform)
 		b, err := os.ReadFile(filepath.Join(out, release.IndexFile))
 		if err != nil {
 			t.Fatal(err)

@@ -16,8 +16,10 @@
 //  1. $CRDLAB_COMPONENTS_DIR/crdlab-k8s-<minor> when that variable is set;
 //  2. next to crdlab's own executable (symbolic links resolved);
 //  3. the user cache, <UserCacheDir>/crdlab/components/<crdlab
-//     version>/crdlab-k8s-<minor>, downloaded there from crdlab's release
-//     when crdlab is a release build (download.go).
+//     version>/<os>-<arch>/crdlab-k8s-<minor>, served only once
+//     lab/labtest/install checked its owner, mode and recorded SHA-256,
+//     and downloaded there from crdlab's signed release when crdlab is a
+//     release build (download.go).
 //
 // Each executable found is asked its version ('crdlab-k8s-1.36 version',
 // one JSON object) and refused when it serves another minor.

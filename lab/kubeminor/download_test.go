@@ -5,9 +5,12 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/ed25519"
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +22,7 @@ import (
 
 	"github.com/crdlab/crdlab/lab/kubeminor"
 	"github.com/crdlab/crdlab/lab/labtest/install"
+	"github.com/crdlab/crdlab/lab/labtest/release"
 )
 
 // componentsRelease serves on 127.0.0.1 a release v0.2.0 whose index
@@ -59,10 +63,14 @@ func componentsRelease(t *testing.T, tamper bool, n *int) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sig := ed25519.Sign(testSigningKey(t), index)
+	t.Setenv(release.AllowTestKeyEnv, "1")
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/v0.2.0/index.json":
 			_, _ = w.Write(index)
+		case "/v0.2.0/index.json.sig":
+			_, _ = w.Write(sig)
 		case "/v0.2.0/" + name:
 			*n++
 			_, _ = w.Write(data)
@@ -72,6 +80,25 @@ func componentsRelease(t *testing.T, tamper bool, n *int) string {
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL
+}
+
+// testSigningKey is the labtest module's test-only release key, which
+// tests trust with release.AllowTestKeyEnv.
+func testSigningKey(t *testing.T) ed25519.PrivateKey {
+	t.Helper()
+	data, err := os.ReadFile("../labtest/internal/releasetest/testdata/test-only-release-signing-key.pem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, _ := pem.Decode(data)
+	if block == nil {
+		t.Fatal("the test key is not PEM")
+	}
+	key, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return key.(ed25519.PrivateKey)
 }
 
 // A release build with no components in CRDLAB_COMPONENTS_DIR nor next to
@@ -106,7 +133,7 @@ func TestFindDownloadsForARelease(t *testing.T) {
 
 	var requests int
 	t.Setenv(install.DownloadURLEnv, componentsRelease(t, false, &requests))
-	want := filepath.Join(userCache, "crdlab", "components", "v0.2.0", "crdlab-k8s-1.35")
+	want := filepath.Join(userCache, "crdlab", "components", "v0.2.0", runtime.GOOS+"-"+runtime.GOARCH, "crdlab-k8s-1.35")
 	for range 2 {
 		c, err := kubeminor.Find(ctx, "1.35", w)
 		if err != nil || c.Path != want || c.Versions.Kubernetes != "v1.35.8" {
@@ -115,5 +142,57 @@ func TestFindDownloadsForARelease(t *testing.T) {
 	}
 	if requests != 1 {
 		t.Errorf("two Finds downloaded the archive %d times, want once", requests)
+	}
+}
+
+// A components executable planted in the cache, writable by others, is
+// neither run nor served, whether crdlab may download or only looks
+// ('crdlab version'); one changed since its download is downloaded again.
+func TestFindChecksTheCache(t *testing.T) {
+	ctx := context.Background()
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	t.Setenv("HOME", cache)
+	t.Setenv(kubeminor.DirEnv, t.TempDir())
+	self := filepath.Join(t.TempDir(), "crdlab")
+	if err := os.WriteFile(self, nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var requests int
+	t.Setenv(install.DownloadURLEnv, componentsRelease(t, false, &requests))
+	w := kubeminor.Here("v0.2.0", true)
+	w.Self = self
+	_, planted := w.Candidates("1.35")
+	ran := filepath.Join(t.TempDir(), "ran")
+	if err := os.MkdirAll(filepath.Dir(planted), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(planted, []byte("#!/bin/sh\ntouch "+ran+"\n"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(planted, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	for _, noDownload := range []bool{false, true} {
+		w.NoDownload = noDownload
+		_, err := kubeminor.Find(ctx, "1.35", w)
+		if !errors.Is(err, install.ErrUntrusted) || !strings.Contains(err.Error(), planted) {
+			t.Errorf("Find (NoDownload %v) with a 0777 executable planted in the cache: %v; want %v naming it", noDownload, err, install.ErrUntrusted)
+		}
+	}
+	if _, err := os.Stat(ran); err == nil || requests != 0 {
+		t.Errorf("the planted executable was run, or the archive fetched (%d times)", requests)
+	}
+
+	if err := os.Chmod(planted, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w.NoDownload = false
+	c, err := kubeminor.Find(ctx, "1.35", w)
+	if err != nil || c.Versions.Kubernetes != "v1.35.8" || requests != 1 {
+		t.Fatalf("Find with an executable of unknown content in the cache = %+v, %v (%d downloads); want it downloaded again", c, err, requests)
+	}
+	if _, err := os.Stat(ran); err == nil {
+		t.Errorf("the planted executable was run")
 	}
 }

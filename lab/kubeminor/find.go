@@ -78,7 +78,7 @@ func (w Where) Candidates(minor string) (paths []string, cache string) {
 		paths = append(paths, filepath.Join(filepath.Dir(self), name))
 	}
 	if c, err := os.UserCacheDir(); err == nil {
-		cache = filepath.Join(c, "crdlab", "components", cacheName(w.Crdlab), name)
+		cache = filepath.Join(c, "crdlab", "components", cacheName(w.Crdlab), platform(), name)
 		paths = append(paths, cache)
 	}
 	return paths, cache
@@ -122,16 +122,22 @@ func Find(ctx context.Context, minor string, w Where) (*Components, error) {
 	}
 	paths, cache := w.Candidates(minor)
 	for _, p := range paths {
+		if p == cache {
+			break // checked by install first: fromCache
+		}
 		if _, err := os.Stat(p); err != nil {
 			continue
 		}
 		return Check(ctx, minor, p)
 	}
-	if cache != "" && w.Release && !w.NoDownload {
-		if err := download(ctx, minor, w.Crdlab, cache); err != nil {
+	if cache != "" {
+		err := fromCache(ctx, minor, w, cache)
+		if err == nil {
+			return Check(ctx, minor, cache)
+		}
+		if !errors.Is(err, errNotCached) {
 			return nil, fmt.Errorf("%s: %w", Name(minor), err)
 		}
-		return Check(ctx, minor, cache)
 	}
 	return nil, notFound(minor, paths)
 }

@@ -77,7 +77,9 @@ func releaseUnderTest(t *testing.T) (release, version, components string) {
 // bin as a machine where crdlab never ran would: no CRDLAB_* but the
 // download URL, the user cache in cache, no components next to bin.
 func crdlabRunner(bin, url, cache string) func(args ...string) (string, error) {
-	env := append(withoutCrdlab(os.Environ()), "XDG_CACHE_HOME="+cache, "HOME="+cache, "CRDLAB_DOWNLOAD_URL="+url)
+	env := append(withoutCrdlab(os.Environ()), "XDG_CACHE_HOME="+cache, "HOME="+cache, "CRDLAB_DOWNLOAD_URL="+url,
+		"CRDLAB_ALLOW_TEST_KEY=1") // make release signs with the test-only key: suiteRunner says why
+
 	return func(args ...string) (string, error) {
 		cmd := exec.Command(bin, args...)
 		cmd.Env = env
@@ -122,7 +124,7 @@ func TestReleaseFetchesComponents(t *testing.T) {
 			t.Errorf("crdlab down: %v\n%s", err, out)
 		}
 	})
-	cached := filepath.Join(cache, "crdlab", "components", version, "crdlab-k8s-"+oldestMinor)
+	cached := filepath.Join(cache, "crdlab", "components", version, runtime.GOOS+"-"+runtime.GOARCH, "crdlab-k8s-"+oldestMinor)
 	if st, err := os.Stat(cached); err != nil || st.Mode().Perm() != 0o755 {
 		t.Errorf("the components are not in the cache as %s (0755): %v, %v", cached, st, err)
 	}
@@ -153,7 +155,7 @@ func TestReleaseFetchesComponents(t *testing.T) {
 	if out, err := suiteRunner(t, srv.URL, version, suiteCache)("test", "-count=1", "./internal/controller/", "CRDLAB_KUBERNETES_VERSION="+oldestMinor); err != nil {
 		t.Fatalf("the controller suite on Kubernetes %s with crdlab downloaded: %v\n%s", oldestMinor, err, out)
 	}
-	if _, err := os.Stat(filepath.Join(suiteCache, "crdlab", "components", version, "crdlab-k8s-"+oldestMinor)); err != nil {
+	if _, err := os.Stat(filepath.Join(suiteCache, "crdlab", "components", version, runtime.GOOS+"-"+runtime.GOARCH, "crdlab-k8s-"+oldestMinor)); err != nil {
 		t.Errorf("the suite's crdlab did not put the components of %s in its cache: %v", oldestMinor, err)
 	}
 	if n := srv.count(components); n != 2 {
@@ -192,7 +194,7 @@ func TestReleaseRefusesABadComponentsDownload(t *testing.T) {
 		says: []string{components, "SHA-256", "nothing was unpacked"},
 	}, {
 		name: "no archive of this minor for this platform",
-		url: serveRelease(t, release, version, func(name string, data []byte) []byte {
+		url: serveRelease(t, release, version, signedAgain(t, release, func(name string, data []byte) []byte {
 			if name != "index.json" {
 				return data
 			}
@@ -206,7 +208,7 @@ func TestReleaseRefusesABadComponentsDownload(t *testing.T) {
 				t.Fatal(err)
 			}
 			return out
-		}).URL,
+		})).URL,
 		says: []string{"no crdlab-k8s-" + oldestMinor + " archive for " + platform},
 	}, {
 		name: "unreachable server",

@@ -2,7 +2,10 @@ package guestbook
 
 import (
 	"bytes"
+	"crypto/ed25519"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -89,7 +92,9 @@ func TestSuitesDownloadCrdlab(t *testing.T) {
 // A download that cannot be trusted or made fails the suite with one clear
 // error, naming what went wrong and how to avoid the download, and leaves
 // nothing in the cache: an archive that does not match the index's digest,
-// an index without this machine's platform, a server that does not answer.
+// an index without this machine's platform (signed again, as a release
+// without it would be), a server that does not answer, an index edited
+// after it was signed, an index without its signature.
 func TestSuitesRefuseABadDownload(t *testing.T) {
 	release, version := os.Getenv("CRDLAB_RELEASE_DIR"), os.Getenv("CRDLAB_RELEASE_VERSION")
 	if release == "" || version == "" || filepath.Base(release) != version {
@@ -105,11 +110,14 @@ func TestSuitesRefuseABadDownload(t *testing.T) {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			name := filepath.Base(r.URL.Path)
 			data, err := os.ReadFile(filepath.Join(release, name))
-			if err != nil || path.Dir(r.URL.Path) != "/"+version {
+			if err == nil {
+				data = edit(name, data)
+			}
+			if err != nil || data == nil || path.Dir(r.URL.Path) != "/"+version {
 				http.NotFound(w, r)
 				return
 			}
-			_, _ = w.Write(edit(name, data))
+			_, _ = w.Write(data)
 		}))
 		t.Cleanup(srv.Close)
 		return srv.URL
@@ -136,7 +144,7 @@ func TestSuitesRefuseABadDownload(t *testing.T) {
 		says: []string{archive, "SHA-256"},
 	}, {
 		name: "platform missing",
-		url: serve(func(name string, data []byte) []byte {
+		url: serve(signedAgain(t, release, func(name string, data []byte) []byte {
 			if name != "index.json" {
 				return data
 			}
@@ -150,12 +158,30 @@ func TestSuitesRefuseABadDownload(t *testing.T) {
 				t.Fatal(err)
 			}
 			return out
-		}),
+		})),
 		says: []string{"no " + platform + " archive"},
 	}, {
 		name: "unreachable server",
 		url:  unreachable,
 		says: []string{unreachable + "/" + version + "/index.json", "CRDLAB_BINARY", "CRDLAB_DOWNLOAD_URL"},
+	}, {
+		name: "index edited after signing",
+		url: serve(func(name string, data []byte) []byte {
+			if name == "index.json" {
+				data = bytes.Replace(data, []byte(`"sha256": "`), []byte(`"sha256": "0`), 1)
+			}
+			return data
+		}),
+		says: []string{"/" + version + "/index.json", "changed after it was signed"},
+	}, {
+		name: "unsigned index",
+		url: serve(func(name string, data []byte) []byte {
+			if name == "index.json.sig" {
+				return nil
+			}
+			return data
+		}),
+		says: []string{"/" + version + "/index.json.sig", "signed index"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			cache := t.TempDir()
@@ -195,6 +221,10 @@ func suiteRunner(t *testing.T, url, version, cache string) func(args ...string) 
 		"GOCACHE="+strings.TrimSpace(string(goCache)),
 		"CRDLAB_VERSION="+version,
 		"CRDLAB_DOWNLOAD_URL="+url,
+		// make release signs with the labtest module's test-only key
+		// outside the release workflow: trusted for a server on
+		// 127.0.0.1 when asked for, never otherwise.
+		"CRDLAB_ALLOW_TEST_KEY=1",
 	)
 	return func(args ...string) (string, error) {
 		cmd := exec.Command("go")
@@ -234,4 +264,34 @@ func withoutCrdlab(env []string) []string {
 		out = append(out, kv)
 	}
 	return out
+}
+
+// signedAgain is edit, with index.json's signature made again, of the
+// edited index, by the test-only key make release signs with outside the
+// release workflow: a release made that way, not one changed after.
+func signedAgain(t *testing.T, release string, edit func(name string, data []byte) []byte) func(name string, data []byte) []byte {
+	t.Helper()
+	pemData, err := os.ReadFile(filepath.Join("..", "..", "..", "lab", "labtest", "internal", "releasetest", "testdata", "test-only-release-signing-key.pem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, _ := pem.Decode(pemData)
+	if block == nil {
+		t.Fatal("the test-only signing key is not PEM")
+	}
+	key, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	index, err := os.ReadFile(filepath.Join(release, "index.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig := ed25519.Sign(key.(ed25519.PrivateKey), edit("index.json", index))
+	return func(name string, data []byte) []byte {
+		if name == "index.json.sig" {
+			return sig
+		}
+		return edit(name, data)
+	}
 }

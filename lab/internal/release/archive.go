@@ -20,11 +20,12 @@ type member struct {
 
 // writeArchive writes members into a new .tar.gz at path, each entry
 // owned by root with modTime, the gzip header without name or time, so
-// that the same members give the same bytes.
-func writeArchive(path string, members []member, modTime time.Time) (err error) {
+// that the same members give the same bytes. It returns the sum of the
+// members' sizes.
+func writeArchive(path string, members []member, modTime time.Time) (unpacked int64, err error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer func() {
 		if cerr := f.Close(); err == nil {
@@ -37,28 +38,31 @@ func writeArchive(path string, members []member, modTime time.Time) (err error) 
 	zw := gzip.NewWriter(f)
 	tw := tar.NewWriter(zw)
 	for _, m := range members {
-		if err := addMember(tw, m, modTime); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+		size, err := addMember(tw, m, modTime)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", path, err)
 		}
+		unpacked += size
 	}
 	if err := tw.Close(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return 0, fmt.Errorf("%s: %w", path, err)
 	}
-	return zw.Close()
+	return unpacked, zw.Close()
 }
 
-func addMember(tw *tar.Writer, m member, modTime time.Time) error {
+// addMember writes m into tw, returning its size.
+func addMember(tw *tar.Writer, m member, modTime time.Time) (int64, error) {
 	src, err := os.Open(m.from)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer src.Close()
 	st, err := src.Stat()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if !st.Mode().IsRegular() {
-		return fmt.Errorf("%s: not a regular file", m.from)
+		return 0, fmt.Errorf("%s: not a regular file", m.from)
 	}
 	hdr := &tar.Header{
 		Typeflag: tar.TypeReg,
@@ -69,12 +73,12 @@ func addMember(tw *tar.Writer, m member, modTime time.Time) error {
 		Format:   tar.FormatUSTAR,
 	}
 	if err := tw.WriteHeader(hdr); err != nil {
-		return fmt.Errorf("%s: %w", m.name, err)
+		return 0, fmt.Errorf("%s: %w", m.name, err)
 	}
 	if _, err := io.Copy(tw, src); err != nil {
-		return fmt.Errorf("%s from %s: %w", m.name, m.from, err)
+		return 0, fmt.Errorf("%s from %s: %w", m.name, m.from, err)
 	}
-	return nil
+	return st.Size(), nil
 }
 
 // entry is a file read back from an archive.

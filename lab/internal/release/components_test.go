@@ -43,7 +43,7 @@ func TestPackageComponents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var index map[string]map[string]map[string]map[string]string
+	var index map[string]map[string]map[string]map[string]any
 	if err := json.Unmarshal(data, &index); err != nil {
 		t.Fatalf("index.json: %v\n%s", err, data)
 	}
@@ -64,21 +64,22 @@ func TestPackageComponents(t *testing.T) {
 			t.Errorf("index.json's releases list %v, want crdlab's two archives alone", index["releases"][testVersion])
 		}
 		name := "crdlab-k8s-1.35-" + testVersion + "-" + p.OS + "-" + p.Arch + ".tar.gz"
-		sum, err := fileSHA256(filepath.Join(opts.Dir, name))
+		sum, size, err := fileSHA256(filepath.Join(opts.Dir, name))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if parsed[name] != sum {
 			t.Errorf("SHA256SUMS lists %q for %s, its SHA-256 is %s", parsed[name], name, sum)
 		}
-		want := map[string]string{"kubernetes": "1.35", "os": p.OS, "arch": p.Arch, "sha256": sum,
-			"url": "https://example.com/releases/download/" + testVersion + "/" + name}
-		if got := index["components"][testVersion][name]; !reflect.DeepEqual(got, want) {
-			t.Errorf("index.json lists %s as %v, want %v", name, got, want)
-		}
 		bin, err := os.ReadFile(filepath.Join(opts.BinDir, p.OS+"-"+p.Arch, "crdlab-k8s-1.35"))
 		if err != nil {
 			t.Fatal(err)
+		}
+		want := map[string]any{"kubernetes": "1.35", "os": p.OS, "arch": p.Arch, "sha256": sum,
+			"size": float64(size), "unpackedSize": float64(len(bin) + len("the license\n") + len("# crdlab\n")),
+			"url": "https://example.com/releases/download/" + testVersion + "/" + name}
+		if got := index["components"][testVersion][name]; !reflect.DeepEqual(got, want) {
+			t.Errorf("index.json lists %s as %v, want %v", name, got, want)
 		}
 		wantEntries := []tarEntry{
 			{"crdlab-k8s-1.35", 0o755, string(bin)},
@@ -149,6 +150,9 @@ func TestVerifyComponents(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := testRelease(t, testVersion, withComponents(tc.printed))
 			tc.spoil(t, &opts)
+			if err := sign(opts.Dir, opts.SigningKey); err != nil { // what is checked here is not the signature
+				t.Fatal(err)
+			}
 			err := Verify(ctx, opts, true)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("Verify: %v, want %v", err, tc.want)

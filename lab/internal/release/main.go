@@ -9,12 +9,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	format "github.com/crdlab/crdlab/lab/labtest/release"
 )
 
 const usage = `usage: go run ./lab/internal/release package|verify [flags] <os>/<arch>...
 
-package writes the release's archives, SHA256SUMS and index.json into -out;
-verify checks them.`
+package writes the release's archives, SHA256SUMS and index.json into -out,
+and their signatures (-signing-key); verify checks them.`
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -42,6 +44,8 @@ func run(ctx context.Context, args []string) error {
 	componentPlatforms := fs.String("component-platforms", "", "the platforms of the components archives, as \"linux/amd64 darwin/arm64\" (default: those of crdlab's)")
 	date := fs.String("date", "0", "package: the archive entries' time, in seconds since 1970 (make release: the commit's)")
 	runIt := fs.Bool("run", true, "verify: run the crdlab of this machine's platform")
+	signingKey := fs.String("signing-key", "", "package: the PEM file of the ed25519 private key that signs index.json and SHA256SUMS (default: $"+SigningKeyEnv+", the key itself)")
+	fs.BoolVar(&opts.AllowTestKey, "allow-test-key", false, "verify: a release signed by the test-only key checks out (make release outside the release workflow)")
 	fs.BoolVar(&opts.Boot, "boot", false, "verify: the crdlab of this machine's platform boots a lab (up -d, kubectl get nodes, down) on an empty home")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -67,7 +71,8 @@ func run(ctx context.Context, args []string) error {
 		if err := Verify(ctx, opts, *runIt); err != nil {
 			return fmt.Errorf("release %s in %s: %w", opts.Version, opts.Dir, err)
 		}
-		fmt.Printf("release %s in %s: %d archives, SHA256SUMS and index.json check out\n", opts.Version, opts.Dir, len(platforms)+len(componentsArchives(opts)))
+		key, _ := checkSignatures(opts.Dir, opts.AllowTestKey)
+		fmt.Printf("release %s in %s: %d archives, SHA256SUMS and index.json (signed by the key %s) check out\n", opts.Version, opts.Dir, len(platforms)+len(componentsArchives(opts)), key)
 		return nil
 	}
 	secs, err := strconv.ParseInt(*date, 10, 64)
@@ -78,5 +83,16 @@ func run(ctx context.Context, args []string) error {
 	if opts.BinDir == "" {
 		return fmt.Errorf("package: -bin is required")
 	}
-	return Package(opts)
+	if opts.SigningKey, err = readSigningKey(*signingKey); err != nil {
+		return fmt.Errorf("package: %w", err)
+	}
+	if err := Package(opts); err != nil {
+		return err
+	}
+	if id, _ := signingKeyID(opts.SigningKey); id == format.TestKey.ID {
+		fmt.Printf("%s and %s signed with the TEST-ONLY key %s: no crdlab trusts this release but tests and 'make verify-release' (-allow-test-key)\n", IndexFile, SumsFile, id)
+	} else {
+		fmt.Printf("%s and %s signed with the release key %s\n", IndexFile, SumsFile, id)
+	}
+	return nil
 }

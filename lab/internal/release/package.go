@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/ed25519"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -35,6 +36,12 @@ type Options struct {
 	ComponentPlatforms []Platform
 	// ModTime is every archive entry's modification time (package only).
 	ModTime time.Time
+	// SigningKey signs index.json and SHA256SUMS (package only): one of
+	// lab/labtest/release's Keys, or its test key.
+	SigningKey ed25519.PrivateKey
+	// AllowTestKey (verify only): a release signed by the test key
+	// checks out.
+	AllowTestKey bool
 	// Boot (verify only, with run): the crdlab of this machine's platform
 	// also boots a lab on an empty home and cache ('crdlab up -d'), serves
 	// 'kubectl get nodes', and stops it ('crdlab down').
@@ -43,8 +50,12 @@ type Options struct {
 
 // Package writes the release of opts into opts.Dir, which must not exist
 // yet: an archive per platform, one per components minor and platform,
-// SHA256SUMS and index.json.
+// SHA256SUMS and index.json, and their signatures by opts.SigningKey
+// (SHA256SUMS.sig, index.json.sig).
 func Package(opts Options) error {
+	if _, err := signingKeyID(opts.SigningKey); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(filepath.Dir(opts.Dir), 0o755); err != nil {
 		return err
 	}
@@ -61,15 +72,16 @@ func Package(opts Options) error {
 			{name: "LICENSE", mode: 0o644, from: opts.License},
 			{name: "README.md", mode: 0o644, from: opts.Readme},
 		}
-		if err := writeArchive(path, members, opts.ModTime); err != nil {
+		unpacked, err := writeArchive(path, members, opts.ModTime)
+		if err != nil {
 			return fmt.Errorf("archive for %s: %w", p, err)
 		}
-		sum, err := fileSHA256(path)
+		sum, size, err := fileSHA256(path)
 		if err != nil {
 			return err
 		}
 		sums[name] = sum
-		assets[name] = Asset{OS: p.OS, Arch: p.Arch, SHA256: sum, URL: AssetURL(opts.BaseURL, opts.Version, name)}
+		assets[name] = Asset{OS: p.OS, Arch: p.Arch, SHA256: sum, Size: size, UnpackedSize: unpacked, URL: AssetURL(opts.BaseURL, opts.Version, name)}
 	}
 	components := map[string]Asset{}
 	for name, c := range componentsArchives(opts) {
@@ -80,15 +92,17 @@ func Package(opts Options) error {
 			{name: "LICENSE", mode: 0o644, from: opts.License},
 			{name: "README.md", mode: 0o644, from: opts.Readme},
 		}
-		if err := writeArchive(path, members, opts.ModTime); err != nil {
+		unpacked, err := writeArchive(path, members, opts.ModTime)
+		if err != nil {
 			return fmt.Errorf("archive of Kubernetes %s for %s: %w", c.minor, c.platform, err)
 		}
-		sum, err := fileSHA256(path)
+		sum, size, err := fileSHA256(path)
 		if err != nil {
 			return err
 		}
 		sums[name] = sum
-		components[name] = Asset{Kubernetes: c.minor, OS: c.platform.OS, Arch: c.platform.Arch, SHA256: sum, URL: AssetURL(opts.BaseURL, opts.Version, name)}
+		components[name] = Asset{Kubernetes: c.minor, OS: c.platform.OS, Arch: c.platform.Arch, SHA256: sum, Size: size, UnpackedSize: unpacked,
+			URL: AssetURL(opts.BaseURL, opts.Version, name)}
 	}
 	if err := os.WriteFile(filepath.Join(opts.Dir, SumsFile), formatSums(sums), 0o644); err != nil {
 		return err
@@ -101,5 +115,8 @@ func Package(opts Options) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(opts.Dir, IndexFile), append(index, '\n'), 0o644)
+	if err := os.WriteFile(filepath.Join(opts.Dir, IndexFile), append(index, '\n'), 0o644); err != nil {
+		return err
+	}
+	return sign(opts.Dir, opts.SigningKey)
 }

@@ -5,6 +5,7 @@ import (
 	"bufio"
 	"compress/gzip"
 	"context"
+	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -36,14 +37,16 @@ func testRelease(t *testing.T, printed string, with ...func(*Options)) Options {
 		other = Platform{OS: "linux", Arch: "amd64"}
 	}
 	opts := Options{
-		Version:   testVersion,
-		BinDir:    filepath.Join(tmp, "bin"),
-		Dir:       filepath.Join(tmp, "dist", testVersion),
-		BaseURL:   "https://example.com/releases/download",
-		License:   filepath.Join(tmp, "LICENSE"),
-		Readme:    filepath.Join(tmp, "README.md"),
-		Platforms: []Platform{host, other},
-		ModTime:   time.Unix(1700000000, 0),
+		Version:      testVersion,
+		BinDir:       filepath.Join(tmp, "bin"),
+		Dir:          filepath.Join(tmp, "dist", testVersion),
+		BaseURL:      "https://example.com/releases/download",
+		License:      filepath.Join(tmp, "LICENSE"),
+		Readme:       filepath.Join(tmp, "README.md"),
+		Platforms:    []Platform{host, other},
+		ModTime:      time.Unix(1700000000, 0),
+		SigningKey:   testSigningKey(t),
+		AllowTestKey: true,
 	}
 	write(t, opts.License, "the license\n", 0o600)
 	write(t, opts.Readme, "# crdlab\n", 0o600)
@@ -58,6 +61,20 @@ func testRelease(t *testing.T, printed string, with ...func(*Options)) Options {
 	}
 	return opts
 }
+
+// testSigningKey is the private half of the labtest module's test key.
+func testSigningKey(t *testing.T) ed25519.PrivateKey {
+	t.Helper()
+	key, err := readSigningKey(testSigningKeyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return key
+}
+
+// testSigningKeyFile is what make release signs with outside the release
+// workflow.
+const testSigningKeyFile = "../../labtest/internal/releasetest/testdata/test-only-release-signing-key.pem"
 
 func write(t *testing.T, path, content string, mode os.FileMode) {
 	t.Helper()
@@ -90,7 +107,7 @@ func TestPackage(t *testing.T) {
 		sums[name] = sum
 	}
 
-	var index map[string]map[string]map[string]map[string]string
+	var index map[string]map[string]map[string]map[string]any
 	data, err := os.ReadFile(filepath.Join(opts.Dir, "index.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +115,7 @@ func TestPackage(t *testing.T) {
 	if err := json.Unmarshal(data, &index); err != nil {
 		t.Fatalf("index.json: %v\n%s", err, data)
 	}
-	wantIndex := map[string]map[string]map[string]map[string]string{"releases": {testVersion: {}}}
+	wantIndex := map[string]map[string]map[string]map[string]any{"releases": {testVersion: {}}}
 
 	for _, p := range opts.Platforms {
 		name := "crdlab-" + testVersion + "-" + p.OS + "-" + p.Arch + ".tar.gz"
@@ -112,14 +129,14 @@ func TestPackage(t *testing.T) {
 		if sums[name] != sum {
 			t.Errorf("SHA256SUMS lists %q for %s, its SHA-256 is %s", sums[name], name, sum)
 		}
-		wantIndex["releases"][testVersion][name] = map[string]string{
-			"os": p.OS, "arch": p.Arch, "sha256": sum,
-			"url": "https://example.com/releases/download/" + testVersion + "/" + name,
-		}
-
 		bin, err := os.ReadFile(filepath.Join(opts.BinDir, p.OS+"-"+p.Arch, "crdlab"))
 		if err != nil {
 			t.Fatal(err)
+		}
+		wantIndex["releases"][testVersion][name] = map[string]any{
+			"os": p.OS, "arch": p.Arch, "sha256": sum,
+			"size": float64(len(content)), "unpackedSize": float64(len(bin) + len("the license\n") + len("# crdlab\n")),
+			"url": "https://example.com/releases/download/" + testVersion + "/" + name,
 		}
 		want := []tarEntry{
 			{"crdlab", 0o755, string(bin)},
@@ -204,7 +221,7 @@ func TestVerify(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		printed string                            // what the host's crdlab prints as its version
-		spoil   func(t *testing.T, opts *Options) // what goes wrong after packaging
+		spoil   func(t *testing.T, opts *Options) // what goes wrong after packaging, signed again
 		want    error
 	}{
 		{"tampered archive", testVersion, func(t *testing.T, opts *Options) {
@@ -237,6 +254,9 @@ func TestVerify(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := testRelease(t, tc.printed)
 			tc.spoil(t, &opts)
+			if err := sign(opts.Dir, opts.SigningKey); err != nil {
+				t.Fatal(err)
+			}
 			err := Verify(ctx, opts, true)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("Verify: %v, want %v", err, tc.want)
@@ -244,6 +264,60 @@ func TestVerify(t *testing.T) {
 			t.Log(err)
 		})
 	}
+}
+
+// TestVerifySignatures: a release is checked only once index.json and
+// SHA256SUMS are signed by a release key (or the test key when it is
+// allowed); a missing signature, another key's, a file edited after
+// signing, and the test key's when not allowed are each refused.
+func TestVerifySignatures(t *testing.T) {
+	ctx := context.Background()
+	_, other, err := ed25519.GenerateKey(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		spoil func(t *testing.T, opts *Options)
+		says  string
+	}{
+		{"index.json unsigned", func(t *testing.T, opts *Options) {
+			if err := os.Remove(filepath.Join(opts.Dir, "index.json.sig")); err != nil {
+				t.Fatal(err)
+			}
+		}, "holds"}, // checkFolder finds it missing first
+		{"SHA256SUMS signed by another key", func(t *testing.T, opts *Options) {
+			if err := sign(opts.Dir, other); err != nil {
+				t.Fatal(err)
+			}
+		}, "matches none of the trusted keys"},
+		{"index.json edited after signing", func(t *testing.T, opts *Options) {
+			replaceIn(t, filepath.Join(opts.Dir, "index.json"), `"sha256": "`, `"sha256": "0`)
+		}, "index.json.sig: bad release signature: it matches none of the trusted keys"},
+		{"the test key not allowed", func(t *testing.T, opts *Options) {
+			opts.AllowTestKey = false
+		}, "test-only key"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := testRelease(t, testVersion)
+			tc.spoil(t, &opts)
+			err := Verify(ctx, opts, false)
+			if err == nil || !strings.Contains(err.Error(), tc.says) {
+				t.Fatalf("Verify: %v, want an error saying %q", err, tc.says)
+			}
+			if !strings.Contains(tc.name, "unsigned") && !errors.Is(err, ErrSignature) {
+				t.Errorf("Verify: %v, want %v", err, ErrSignature)
+			}
+			t.Log(err)
+		})
+	}
+	t.Run("a key no crdlab trusts signs nothing", func(t *testing.T) {
+		opts := testRelease(t, testVersion)
+		opts.Dir, opts.SigningKey = filepath.Join(t.TempDir(), testVersion), other
+		if err := Package(opts); err == nil || !strings.Contains(err.Error(), "none of lab/labtest/release's Keys") {
+			t.Errorf("Package with an unknown key: %v", err)
+		}
+	})
 }
 
 // TestVerifyArchiveMode: a crdlab that is not executable is found.

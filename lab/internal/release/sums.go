@@ -20,18 +20,19 @@ const (
 	IndexFile = format.IndexFile
 )
 
-// fileSHA256 is the hex SHA-256 of the file at path.
-func fileSHA256(path string) (string, error) {
+// fileSHA256 is the hex SHA-256 of the file at path, and its size.
+func fileSHA256(path string) (string, int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	defer f.Close()
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("reading %s: %w", path, err)
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return "", 0, fmt.Errorf("reading %s: %w", path, err)
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return hex.EncodeToString(h.Sum(nil)), n, nil
 }
 
 // formatSums writes sums (file name → hex digest) as sha256sum does,

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+
+	format "github.com/crdlab/crdlab/lab/labtest/release"
 )
 
 // What a check of a release finds wrong, for callers (and tests) to tell
@@ -46,6 +48,10 @@ func Verify(ctx context.Context, opts Options, run bool) error {
 	if err := checkFolder(opts.Dir, want, components); err != nil {
 		return err
 	}
+	// The signatures first: nothing else in the folder is trusted before.
+	if _, err := checkSignatures(opts.Dir, opts.AllowTestKey); err != nil {
+		return err
+	}
 	sumsData, err := os.ReadFile(filepath.Join(opts.Dir, SumsFile))
 	if err != nil {
 		return err
@@ -73,11 +79,11 @@ func Verify(ctx context.Context, opts Options, run bool) error {
 	for _, name := range slices.Sorted(maps.Keys(components)) {
 		c := components[name]
 		path := filepath.Join(opts.Dir, name)
-		if err := checkDigests(path, name, Asset{Kubernetes: c.minor, OS: c.platform.OS, Arch: c.platform.Arch}, sums, componentAssets, opts); err != nil {
-			return err
-		}
 		entries, err := readArchive(path)
 		if err != nil {
+			return err
+		}
+		if err := checkDigests(path, name, Asset{Kubernetes: c.minor, OS: c.platform.OS, Arch: c.platform.Arch, UnpackedSize: unpackedSize(entries)}, sums, componentAssets, opts); err != nil {
 			return err
 		}
 		bin := ComponentsBinary(c.minor)
@@ -95,11 +101,11 @@ func Verify(ctx context.Context, opts Options, run bool) error {
 	for _, name := range slices.Sorted(maps.Keys(want)) {
 		p := want[name]
 		path := filepath.Join(opts.Dir, name)
-		if err := checkDigests(path, name, Asset{OS: p.OS, Arch: p.Arch}, sums, assets, opts); err != nil {
-			return err
-		}
 		entries, err := readArchive(path)
 		if err != nil {
+			return err
+		}
+		if err := checkDigests(path, name, Asset{OS: p.OS, Arch: p.Arch, UnpackedSize: unpackedSize(entries)}, sums, assets, opts); err != nil {
 			return err
 		}
 		if err := checkEntries(name, entries, license, readme); err != nil {
@@ -128,7 +134,7 @@ func Verify(ctx context.Context, opts Options, run bool) error {
 }
 
 // checkFolder: dir holds the archives of want and components, SHA256SUMS
-// and index.json, and nothing else.
+// and index.json and their signatures, and nothing else.
 func checkFolder(dir string, want map[string]Platform, components map[string]componentsArchive) error {
 	des, err := os.ReadDir(dir)
 	if err != nil {
@@ -138,7 +144,7 @@ func checkFolder(dir string, want map[string]Platform, components map[string]com
 	for _, de := range des {
 		got = append(got, de.Name())
 	}
-	expected := []string{SumsFile, IndexFile}
+	expected := []string{SumsFile, IndexFile, format.SumsSignatureFile, format.IndexSignatureFile}
 	for name := range want {
 		expected = append(expected, name)
 	}
@@ -175,10 +181,10 @@ func readIndex(path, version string) (Index, error) {
 }
 
 // checkDigests: the archive's SHA-256 is the one SHA256SUMS and the index
-// give, and its index entry names its platform (and minor: those of a) and
-// URL.
+// give, and its index entry names its platform (and minor, and unpacked
+// size: those of a), size and URL.
 func checkDigests(path, name string, a Asset, sums map[string]string, assets map[string]Asset, opts Options) error {
-	sum, err := fileSHA256(path)
+	sum, size, err := fileSHA256(path)
 	if err != nil {
 		return err
 	}
@@ -186,7 +192,7 @@ func checkDigests(path, name string, a Asset, sums map[string]string, assets map
 		return fmt.Errorf("%w: %s has SHA-256 %s, SHA256SUMS lists %q", ErrSums, name, sum, listed)
 	}
 	want := a
-	want.SHA256, want.URL = sum, AssetURL(opts.BaseURL, opts.Version, name)
+	want.SHA256, want.Size, want.URL = sum, size, AssetURL(opts.BaseURL, opts.Version, name)
 	if got, ok := assets[name]; !ok || got != want {
 		return fmt.Errorf("%w: %s is listed as %+v, want %+v", ErrIndex, name, got, want)
 	}
@@ -222,4 +228,13 @@ func checkBinaryEntries(name, bin string, entries map[string]entry, license, rea
 		}
 	}
 	return nil
+}
+
+// unpackedSize is the sum of entries' sizes.
+func unpackedSize(entries map[string]entry) int64 {
+	var n int64
+	for _, e := range entries {
+		n += int64(len(e.content))
+	}
+	return n
 }

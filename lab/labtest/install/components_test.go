@@ -19,8 +19,8 @@ import (
 )
 
 // A components executable is checked, put in
-// <cache>/components/<version>/crdlab-k8s-<minor> alone, and used again
-// without a request.
+// <cache>/components/<version>/<os>-<arch>/crdlab-k8s-<minor> alone with
+// its digest, and used again without a request.
 func TestDownloadComponentsIsCached(t *testing.T) {
 	cache := isolate(t)
 	rel := releasetest.New(t, releasetest.Options{Components: []string{"1.35", "1.36"}})
@@ -32,10 +32,12 @@ func TestDownloadComponentsIsCached(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := filepath.Join(cache, "components", releasetest.Version, "crdlab-k8s-1.35"); bin != want {
+	platform := filepath.Join("components", releasetest.Version, runtime.GOOS+"-"+runtime.GOARCH)
+	if want := filepath.Join(cache, platform, "crdlab-k8s-1.35"); bin != want {
 		t.Errorf("DownloadComponents = %s, want %s", bin, want)
 	}
-	want := []string{"components", filepath.Join("components", releasetest.Version), filepath.Join("components", releasetest.Version, "crdlab-k8s-1.35")}
+	want := []string{"components", filepath.Join("components", releasetest.Version), platform,
+		filepath.Join(platform, "crdlab-k8s-1.35"), filepath.Join(platform, "crdlab-k8s-1.35.sha256")}
 	if got := cacheEntries(t, cache); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("cache holds %v, want %v (no lock file, no temporary file)", got, want)
 	}

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/crdlab/crdlab/lab/labtest/release"
 )
@@ -46,6 +48,14 @@ var (
 	ErrDigest = errors.New("crdlab archive digest mismatch")
 	// ErrBadRelease: the index or the archive is malformed.
 	ErrBadRelease = errors.New("malformed crdlab release")
+	// ErrUnsigned: the release's index.json has no signature beside it.
+	ErrUnsigned = release.ErrUnsigned
+	// ErrSignature: index.json's signature is not one of crdlab's
+	// release keys' (release.Keys) signature of it.
+	ErrSignature = release.ErrSignature
+	// ErrUntrusted: a cached executable, or a folder of the cache above
+	// it, belongs to another user or may be changed by group or others.
+	ErrUntrusted = errors.New("untrusted file in crdlab's cache")
 )
 
 // Options says where to find crdlab and where to download it from. The
@@ -67,7 +77,9 @@ type Options struct {
 	// Empty: os.UserCacheDir()/crdlab.
 	CacheDir string
 
-	// Client makes the requests (nil: http.DefaultClient).
+	// Client makes the requests (nil: a client with timeouts on each
+	// step of a request). A redirect from https to http, or to an address
+	// a download may not use, is refused with any client.
 	Client *http.Client
 
 	// Log, if set, is told of a download as it starts.
@@ -107,6 +119,14 @@ type settings struct {
 	// hint, if set, says how to do without the download (avoid); empty:
 	// crdlab's own, $CRDLAB_BINARY or $CRDLAB_DOWNLOAD_URL.
 	hint string
+	// insecure: plain http from any address ($CRDLAB_INSECURE_DOWNLOAD).
+	insecure bool
+	// keys are the keys whose signature of index.json is trusted: the
+	// release keys, and the test key for a loopback base with
+	// $CRDLAB_ALLOW_TEST_KEY=1.
+	keys []release.Key
+	// idle is how long a body may send nothing (idleReadTimeout).
+	idle time.Duration
 }
 
 func (o Options) settings() (settings, error) {
@@ -130,6 +150,16 @@ func (o Options) settings() (settings, error) {
 	if s.base == "" {
 		s.base = DefaultDownloadURL
 	}
+	s.insecure = insecure()
+	base, err := url.Parse(s.base)
+	if err == nil {
+		err = s.allowed(base)
+	}
+	if err != nil {
+		return s, fmt.Errorf("%w: %s=%s: %w", ErrUnreachable, DownloadURLEnv, s.base, err)
+	}
+	s.keys = release.Trusted(os.Getenv(release.AllowTestKeyEnv) == "1" && loopback(base))
+	s.idle = idleReadTimeout
 	if s.cache == "" {
 		dir, err := os.UserCacheDir()
 		if err != nil {
@@ -138,7 +168,9 @@ func (o Options) settings() (settings, error) {
 		s.cache = filepath.Join(dir, "crdlab")
 	}
 	if s.client == nil {
-		s.client = http.DefaultClient
+		s.client = s.newClient()
+	} else {
+		s.client = s.withRedirects(s.client)
 	}
 	if s.log == nil {
 		s.log = io.Discard

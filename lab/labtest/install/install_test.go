@@ -120,7 +120,8 @@ func TestDownloadIsCached(t *testing.T) {
 	}
 	platform := runtime.GOOS + "-" + runtime.GOARCH
 	want := []string{releasetest.Version, filepath.Join(releasetest.Version, platform), filepath.Join(releasetest.Version, platform, "LICENSE"),
-		filepath.Join(releasetest.Version, platform, "README.md"), filepath.Join(releasetest.Version, platform, "crdlab")}
+		filepath.Join(releasetest.Version, platform, "README.md"), filepath.Join(releasetest.Version, platform, "crdlab"),
+		filepath.Join(releasetest.Version, platform, "crdlab.sha256")}
 	if got := cacheEntries(t, cache); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("cache holds %v, want %v (no lock file, no temporary file)", got, want)
 	}

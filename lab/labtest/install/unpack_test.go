@@ -46,6 +46,7 @@ func TestUnpack(t *testing.T) {
 	bin := entry{name: "crdlab", typeflag: tar.TypeReg, body: "#!/bin/sh\n"}
 	for name, tc := range map[string]struct {
 		entries []entry
+		limit   int64 // 0: maxUnpackedSize
 		ok      bool
 		want    error
 	}{
@@ -56,13 +57,24 @@ func TestUnpack(t *testing.T) {
 		"escape":           {entries: []entry{{name: "../crdlab", typeflag: tar.TypeReg, body: "x"}}},
 		"symlink":          {entries: []entry{{name: "crdlab", typeflag: tar.TypeSymlink}}},
 		"twice the binary": {entries: []entry{bin, bin}},
+		"at its size":      {entries: []entry{bin, {name: "LICENSE", typeflag: tar.TypeReg, body: "l"}}, limit: int64(len(bin.body)) + 1, ok: true},
+		"above its size":   {entries: []entry{bin, {name: "LICENSE", typeflag: tar.TypeReg, body: "l"}}, limit: int64(len(bin.body)), want: errTooLarge},
+		// 0.5 MB of zeros is a few hundred bytes of archive.
+		"a bomb": {entries: []entry{{name: "crdlab", typeflag: tar.TypeReg, body: string(make([]byte, 512<<10))}}, limit: 64 << 10, want: errTooLarge},
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			err := unpack(bytes.NewReader(archiveOf(t, tc.entries...)), dir, "crdlab")
+			limit := tc.limit
+			if limit == 0 {
+				limit = maxUnpackedSize
+			}
+			digest, err := unpack(bytes.NewReader(archiveOf(t, tc.entries...)), dir, "crdlab", limit)
 			if tc.ok {
 				if err != nil {
 					t.Fatal(err)
+				}
+				if got, err := fileSHA256(filepath.Join(dir, "crdlab")); err != nil || got != digest {
+					t.Errorf("unpack returned the digest %s, crdlab's is %s (%v)", digest, got, err)
 				}
 				st, err := os.Stat(filepath.Join(dir, "crdlab"))
 				if err != nil || st.Mode().Perm() != 0o755 {

@@ -8,8 +8,8 @@ import (
 	"strings"
 )
 
-// Index is index.json, what a downloader reads to find and check an
-// archive:
+// Index is index.json, what a downloader reads, once its signature
+// (SignatureFile, Verify) checks out, to find and check an archive:
 //
 //	{"releases": {"<version>": {"<archive>": Asset}},
 //	 "components": {"<version>": {"<archive>": Asset with "kubernetes"}}}
@@ -34,6 +34,12 @@ type Asset struct {
 	OS         string `json:"os"`
 	Arch       string `json:"arch"`
 	SHA256     string `json:"sha256"`
+	// Size is the archive's size in bytes, and UnpackedSize the sum of
+	// its files' sizes: a downloader reads no more and unpacks no more.
+	// Zero (omitted) in a release made before them: the downloader's own
+	// ceilings apply.
+	Size         int64 `json:"size,omitempty"`
+	UnpackedSize int64 `json:"unpackedSize,omitempty"`
 	// URL is AssetURL(<base URL>, <version>, <archive>): for people and
 	// other tools (a downloader builds the URL from its own base URL and
 	// the archive's name, so that mirrors work).

@@ -15,7 +15,18 @@ const (
 	SumsFile = "SHA256SUMS"
 	// IndexFile is the Index, what a downloader reads.
 	IndexFile = "index.json"
+	// IndexSignatureFile and SumsSignatureFile are their signatures
+	// (SignatureFile).
+	IndexSignatureFile = IndexFile + signatureSuffix
+	SumsSignatureFile  = SumsFile + signatureSuffix
 )
+
+const signatureSuffix = ".sig"
+
+// SignatureFile is the name of the detached signature of the file name:
+// the 64 bytes of the ed25519 signature of its content by one of Keys, as
+// is (what openssl pkeyutl -verify -rawin -sigfile reads).
+func SignatureFile(name string) string { return name + signatureSuffix }
 
 // ComponentsBinary is the executable of minor's components: crdlab-k8s-1.36.
 func ComponentsBinary(minor string) string { return ComponentsPrefix + minor }

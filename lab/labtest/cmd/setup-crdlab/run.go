@@ -25,10 +25,13 @@ else:
 crdlab is, in order: $CRDLAB_BINARY, crdlab on $PATH, or the crdlab release
 of this command's version (or --version, $CRDLAB_VERSION) for this OS and
 architecture, downloaded from --download-url ($CRDLAB_DOWNLOAD_URL, default
-https://github.com/crdlab/crdlab/releases/download): <url>/<version>/index.json
-names the archive and its SHA-256, checked before anything is unpacked into
---cache-dir/<version>/<os>-<arch>/ (default: the user cache dir's crdlab
-folder), once; later runs download nothing.
+https://github.com/crdlab/crdlab/releases/download): <url>/<version>/index.json,
+its signature (index.json.sig) checked against the release keys compiled
+into this command, names the archive, its size and its SHA-256, checked
+before anything is unpacked into --cache-dir/<version>/<os>-<arch>/
+(default: the user cache dir's crdlab folder), once; later runs download
+nothing, once the cached crdlab is checked (yours, not writable by others,
+its recorded SHA-256).
 
 In a kubebuilder Makefile, the test target's setup-envtest call becomes:
 

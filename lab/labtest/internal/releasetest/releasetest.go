@@ -4,9 +4,13 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"crypto/ed25519"
 	"crypto/sha256"
+	"crypto/x509"
+	_ "embed"
 	"encoding/hex"
 	"encoding/json"
+	"encoding/pem"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -77,48 +81,109 @@ type Options struct {
 	// archives (crdlab-k8s-<minor>, a FakeComponents) the release has, for
 	// each platform, listed under the index's "components".
 	Components []string
+	// Unsigned: no index.json.sig.
+	Unsigned bool
+	// SignedBy signs index.json instead of the test key.
+	SignedBy ed25519.PrivateKey
+	// EditedAfterSigning: the index.json served is not the one signed:
+	// this platform's digest is another.
+	EditedAfterSigning bool
+	// Sizes change each archive's size and unpacked size in the index
+	// (before it is signed).
+	Sizes func(size, unpacked int64) (int64, int64)
 }
 
-// New serves a release of Version until the test ends.
+// New serves a release of Version until the test ends, its index.json
+// signed by the test key (release.TestKey), which it makes the test trust
+// (release.AllowTestKeyEnv=1; the server is on 127.0.0.1).
 func New(t testing.TB, o Options) *Server {
 	t.Helper()
+	t.Setenv(release.AllowTestKeyEnv, "1")
 	r := &Server{files: map[string][]byte{}, counts: map[string]int{}, ComponentsDigest: map[string]string{}}
 	r.srv = httptest.NewServer(http.HandlerFunc(r.serve))
 	t.Cleanup(r.srv.Close)
-	archives := map[string]map[string]string{}
+	archives := map[string]release.Asset{}
 	for _, p := range Platforms {
 		if o.WithoutThisPlatform && p[0] == runtime.GOOS && p[1] == runtime.GOARCH {
 			continue
 		}
 		name := release.ArchiveName(Version, p[0], p[1])
-		data := tarGz(t, crdlabFiles, map[string]string{"crdlab": FakeCrdlab, "LICENSE": "license\n", "README.md": "readme\n"})
+		files := map[string]string{"crdlab": FakeCrdlab, "LICENSE": "license\n", "README.md": "readme\n"}
+		data := tarGz(t, crdlabFiles, files)
 		sum := sha256.Sum256(data)
+		size, unpacked := o.sizes(data, files)
 		if o.Tamper {
 			data = tarGz(t, crdlabFiles, map[string]string{"crdlab": "#!/bin/sh\necho tampered\n", "LICENSE": "license\n", "README.md": "readme\n"})
 		}
 		r.files["/"+Version+"/"+name] = data
-		archives[name] = map[string]string{"os": p[0], "arch": p[1], "sha256": hex.EncodeToString(sum[:]),
-			"url": "https://github.com/crdlab/crdlab/releases/download/" + Version + "/" + name}
+		archives[name] = release.Asset{OS: p[0], Arch: p[1], SHA256: hex.EncodeToString(sum[:]), Size: size, UnpackedSize: unpacked,
+			URL: "https://github.com/crdlab/crdlab/releases/download/" + Version + "/" + name}
 		if p[0] == runtime.GOOS && p[1] == runtime.GOARCH {
 			r.Archive, r.Digest = name, hex.EncodeToString(sum[:])
 		}
 	}
-	content := map[string]any{"releases": map[string]any{Version: archives}}
+	idx := release.Index{Releases: map[string]map[string]release.Asset{Version: archives}}
 	if len(o.Components) > 0 {
-		content["components"] = map[string]any{Version: r.components(t, o)}
+		idx.Components = map[string]map[string]release.Asset{Version: r.components(t, o)}
 	}
-	index, err := json.Marshal(content)
+	index, err := json.Marshal(idx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.files["/"+Version+"/index.json"] = index
+	key := o.SignedBy
+	if key == nil {
+		key = SigningKey(t)
+	}
+	r.files["/"+Version+"/"+release.IndexFile] = index
+	if !o.Unsigned {
+		r.files["/"+Version+"/"+release.IndexSignatureFile] = ed25519.Sign(key, index)
+	}
+	if o.EditedAfterSigning {
+		// As one who swapped the archive would: another digest.
+		r.files["/"+Version+"/"+release.IndexFile] = bytes.Replace(index, []byte(r.Digest), []byte(strings.Repeat("0", len(r.Digest))), 1)
+	}
 	return r
+}
+
+// sizes are an archive's size and the sum of its files' sizes, for the
+// index, changed by o.Sizes.
+func (o Options) sizes(archive []byte, files map[string]string) (int64, int64) {
+	var unpacked int64
+	for _, f := range files {
+		unpacked += int64(len(f))
+	}
+	if o.Sizes != nil {
+		return o.Sizes(int64(len(archive)), unpacked)
+	}
+	return int64(len(archive)), unpacked
+}
+
+//go:embed testdata/test-only-release-signing-key.pem
+var signingKeyPEM []byte
+
+// SigningKey is the private half of release.TestKey: TEST ONLY, committed
+// for tests and 'make release' outside the release workflow.
+func SigningKey(t testing.TB) ed25519.PrivateKey {
+	t.Helper()
+	block, _ := pem.Decode(signingKeyPEM)
+	if block == nil {
+		t.Fatal("testdata/test-only-release-signing-key.pem: not PEM")
+	}
+	key, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	if err != nil {
+		t.Fatalf("testdata/test-only-release-signing-key.pem: %v", err)
+	}
+	ed, ok := key.(ed25519.PrivateKey)
+	if !ok {
+		t.Fatalf("testdata/test-only-release-signing-key.pem: a %T, not an ed25519 key", key)
+	}
+	return ed
 }
 
 // components makes the components archives of o, returning their index
 // entries.
-func (r *Server) components(t testing.TB, o Options) map[string]map[string]string {
-	archives := map[string]map[string]string{}
+func (r *Server) components(t testing.TB, o Options) map[string]release.Asset {
+	archives := map[string]release.Asset{}
 	for _, p := range Platforms {
 		if o.WithoutThisPlatform && p[0] == runtime.GOOS && p[1] == runtime.GOARCH {
 			continue
@@ -126,14 +191,16 @@ func (r *Server) components(t testing.TB, o Options) map[string]map[string]strin
 		for _, minor := range o.Components {
 			name := ComponentsArchive(minor, p[0], p[1])
 			bin := release.ComponentsBinary(minor)
-			data := tarGz(t, []string{bin, "LICENSE", "README.md"}, map[string]string{bin: FakeComponents(minor), "LICENSE": "license\n", "README.md": "readme\n"})
+			files := map[string]string{bin: FakeComponents(minor), "LICENSE": "license\n", "README.md": "readme\n"}
+			data := tarGz(t, []string{bin, "LICENSE", "README.md"}, files)
 			sum := sha256.Sum256(data)
+			size, unpacked := o.sizes(data, files)
 			if o.Tamper {
 				data = tarGz(t, []string{bin, "LICENSE", "README.md"}, map[string]string{bin: "#!/bin/sh\necho tampered\n", "LICENSE": "license\n", "README.md": "readme\n"})
 			}
 			r.files["/"+Version+"/"+name] = data
-			archives[name] = map[string]string{"kubernetes": minor, "os": p[0], "arch": p[1], "sha256": hex.EncodeToString(sum[:]),
-				"url": "https://github.com/crdlab/crdlab/releases/download/" + Version + "/" + name}
+			archives[name] = release.Asset{Kubernetes: minor, OS: p[0], Arch: p[1], SHA256: hex.EncodeToString(sum[:]), Size: size, UnpackedSize: unpacked,
+				URL: "https://github.com/crdlab/crdlab/releases/download/" + Version + "/" + name}
 			if p[0] == runtime.GOOS && p[1] == runtime.GOARCH {
 				r.ComponentsDigest[minor] = hex.EncodeToString(sum[:])
 			}
