@@ -63,7 +63,7 @@ var ErrUIPort = ui.ErrPortInUse
 // locks d (an error wrapping control.ErrRunning when a lab holds it; one
 // wrapping lab.ErrWorkDir when d cannot be used), starts the lab in d,
 // serves its control socket and web UI, writes its status, says it is
-// ready (to a 'crdlab up -d' that started it with StartBackground, and on
+// ready (to a 'crdlab up -d' that started it with control.Start, and on
 // Out), then watches the cluster into the timeline until ctx is done. On
 // its way out it stops the lab, clears the status and releases d.
 func Run(ctx context.Context, d control.Dir, opts Options) error {
