@@ -143,7 +143,7 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 	l.configureChild(l.cp.apiserver)
 	l.superviseEtcd()
 
-	opts.Progress("starting etcd and kube-apiserver")
+	opts.Progress(Progress{Phase: PhaseControlPlaneStarting})
 	if err := l.cp.start(ctx, opts.StartTimeout); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -156,7 +156,7 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	opts.Progress("kube-apiserver ready at " + cfg.Host)
+	opts.Progress(Progress{Phase: PhaseAPIServerReady, Endpoint: cfg.Host})
 
 	// What goes into the apiserver (CRDs, webhook configurations, Objects,
 	// then Options.Alongside) goes in while the components start: neither
@@ -209,11 +209,11 @@ func (l *Lab) startWorkloadComponents(ctx context.Context, install func(context.
 			return err
 		}
 	}
-	said := map[string]bool{}
-	say := func(text string) {
-		if text != "" && !said[text] {
-			said[text] = true
-			l.opts.Progress(text)
+	said := map[Phase]bool{}
+	say := func(p Phase) {
+		if p != "" && !said[p] {
+			said[p] = true
+			l.opts.Progress(Progress{Phase: p})
 		}
 	}
 	g, gctx := errgroup.WithContext(ctx)

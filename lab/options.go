@@ -144,9 +144,11 @@ type Options struct {
 	// (log.SetLogger, klog.SetLogger), a test suite in its setup.
 	Logger logr.Logger
 
-	// Progress, if set, is called as each phase of the start completes, with
-	// a short human-readable description, so that a UI can show progress.
-	Progress func(phase string)
+	// Progress, if set, is called as each phase of the start comes, with
+	// the phase and its values (no words: the caller words them, in its
+	// user's language), so that a UI can show progress. Calls may come
+	// from several goroutines at once.
+	Progress func(Progress)
 
 	// Events, if set, receives the timeline events only the lab's process
 	// sees, which no watch of the cluster shows: each request the aggregated
@@ -179,6 +181,6 @@ func (o *Options) defaults() {
 		o.StopTimeout = 20 * time.Second
 	}
 	if o.Progress == nil {
-		o.Progress = func(string) {}
+		o.Progress = func(Progress) {}
 	}
 }

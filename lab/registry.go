@@ -88,31 +88,31 @@ type builtin struct {
 	// (makeServingCert).
 	servingCert bool
 	// starting and started are said (Options.Progress) before its first
-	// start and once the start of every component is done; the same text
+	// start and once the start of every component is done; the same phase
 	// is said once. ready, if set, is said as soon as its own start is done.
-	starting, started string
-	ready             func(l *Lab) string
+	starting, started Phase
+	ready             func(l *Lab) Progress
 }
 
 // builtins are the optional components, in the order users see them.
 var builtins = []builtin{
 	{
 		name: ControllerManager, new: newControllerManager, servingCert: true,
-		starting: "starting kube-controller-manager and kube-scheduler",
-		started:  "kube-controller-manager and kube-scheduler healthy",
+		starting: PhaseControllersStarting,
+		started:  PhaseControllersHealthy,
 	},
 	{
 		name: Scheduler, new: newScheduler, servingCert: true,
-		starting: "starting kube-controller-manager and kube-scheduler",
-		started:  "kube-controller-manager and kube-scheduler healthy",
+		starting: PhaseControllersStarting,
+		started:  PhaseControllersHealthy,
 	},
 	{
 		name: Nodes, new: func(l *Lab) component { return &nodes{lab: l} },
-		ready: func(l *Lab) string { return fmt.Sprintf("%d simulated nodes ready", len(l.Nodes())) },
+		ready: func(l *Lab) Progress { return Progress{Phase: PhaseNodesReady, Nodes: len(l.Nodes())} },
 	},
 	{
 		name: AggregatedAPI, new: func(l *Lab) component { return &aggregatedAPI{lab: l} }, servingCert: true,
-		ready: func(*Lab) string { return "aggregated API server ready: metrics.k8s.io, lab.crdlab.dev" },
+		ready: func(*Lab) Progress { return Progress{Phase: PhaseAggregatedAPIReady} },
 	},
 }
 

@@ -45,7 +45,7 @@ func (l *Lab) seedEtcd(ctx context.Context, dataDir string) bool {
 		return false
 	}
 	if _, err := os.Stat(filepath.Join(tmpl, "member")); err != nil {
-		l.opts.Progress("bootstrapping an etcd template for later labs (once per Kubernetes version)")
+		l.opts.Progress(Progress{Phase: PhaseEtcdTemplate})
 		if err := makeTemplate(ctx, tmpl, l.made.bin, l.opts); err != nil {
 			l.opts.Logger.Info("unable to make an etcd template; booting without", "error", err.Error())
 			return false

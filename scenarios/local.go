@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"context"
+	"time"
 
 	"k8s.io/client-go/rest"
 
@@ -27,7 +28,7 @@ type InProcess interface {
 // (timeline.Stream is one).
 type Stream interface {
 	Events(ctx context.Context, sink timeline.Sink, ready func()) error
-	Timeline(ctx context.Context, sink timeline.Sink, ready func()) error
+	Timeline(ctx context.Context, sink timeline.Sink, ready func(hold time.Duration)) error
 }
 
 // LocalTarget is where scenarios run against a lab of this process and its

@@ -37,8 +37,10 @@ type Lab interface {
 	// Timeline streams the lab's timeline (every change in the cluster
 	// and the lab's own events, in the cluster's order, each write with
 	// its revision) into sink until ctx is done, calling ready once the
-	// changes made after it are sure to be in it.
-	Timeline(ctx context.Context, sink timeline.Sink, ready func()) error
+	// changes made after it are sure to be in it, with the lab's hold: how
+	// long the lab holds each line for the lines before it (the runner
+	// waits for a step's lines that long, and no other guess of it).
+	Timeline(ctx context.Context, sink timeline.Sink, ready func(hold time.Duration)) error
 }
 
 // RemoteLab is a lab another process runs ('crdlab up'), reached through
@@ -62,7 +64,7 @@ func (r RemoteLab) Events(ctx context.Context, sink timeline.Sink, ready func())
 // Timeline streams the lab's timeline into sink until ctx is done: the
 // control socket's lines (control.RouteTimeline), read as timeline events
 // (a line that is not one is skipped).
-func (r RemoteLab) Timeline(ctx context.Context, sink timeline.Sink, ready func()) error {
+func (r RemoteLab) Timeline(ctx context.Context, sink timeline.Sink, ready func(hold time.Duration)) error {
 	return r.Client.Timeline(ctx, func(line json.RawMessage) {
 		var e timeline.Event
 		if json.Unmarshal(line, &e) == nil {

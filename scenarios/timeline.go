@@ -17,10 +17,12 @@ import (
 const (
 	// syncTimeout bounds the wait for the timeline's stream or watches.
 	syncTimeout = 30 * time.Second
-	// settleWait bounds the wait, at the end of a step, for the lab's
-	// ordered stream to pass the step's last revision: the lab holds each
-	// line for half a second for the lines before it (full's orderWindow).
-	settleWait = 750 * time.Millisecond
+	// deliveryMargin is what the runner adds to the lab's hold (which the
+	// lab says with its timeline, Lab.Timeline) when it waits, at the end
+	// of a step, for the lab's ordered stream to pass the step's last
+	// revision: the time for the step's last write to reach the lab's
+	// watch, and its line the runner.
+	deliveryMargin = 250 * time.Millisecond
 	// drainQuiet is how long the timeline must be quiet after the last
 	// step for the run to end: the last changes have reached it.
 	drainQuiet = 250 * time.Millisecond
@@ -58,6 +60,7 @@ type stepTimeline struct {
 	closed  bool    // the printed step has ended: its lines are late
 	held    []timeline.Event
 	lastRev int64         // the highest revision seen
+	hold    time.Duration // the lab's hold of each line (Lab.Timeline's ready)
 	seen    chan struct{} // a line with a revision arrived
 	late    int
 	lines   map[int][]timeline.Event // by step, for the report
@@ -92,7 +95,14 @@ func (r *runner) startTimeline(ctx, wctx context.Context) {
 	ready := make(chan struct{})
 	failed := make(chan error, 1)
 	if r.target.Lab != nil {
-		go func() { failed <- r.target.Lab.Timeline(wctx, sink, func() { close(ready) }) }()
+		go func() {
+			failed <- r.target.Lab.Timeline(wctx, sink, func(hold time.Duration) {
+				r.tl.mu.Lock()
+				r.tl.hold = hold
+				r.tl.mu.Unlock()
+				close(ready)
+			})
+		}()
 	} else {
 		r.note("timeline: in arrival order (a cluster that is not a crdlab lab: its resourceVersions are not promised to be ordered, and its audit log is not read)")
 		go func() {
@@ -161,6 +171,15 @@ func (r *runner) openStep(ctx context.Context, entry Entry) {
 	}
 }
 
+// settleWait bounds the wait, at the end of a step, for the lab's ordered
+// stream to pass the step's last revision: the lab's hold, which the lab
+// said (Lab.Timeline), and the runner's deliveryMargin.
+func (tl *stepTimeline) settleWait() time.Duration {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	return tl.hold + deliveryMargin
+}
+
 // closeStep ends the printed step: in a lab, it reads the revision now,
 // which ends the step's range and begins the next step's, and waits until
 // the lab's ordered stream has passed it (or settleWait).
@@ -173,7 +192,7 @@ func (r *runner) closeStep(ctx context.Context) {
 	tl.mu.Lock()
 	tl.bounds = append(tl.bounds, bound{rev: rev, at: time.Now()})
 	tl.mu.Unlock()
-	deadline := time.NewTimer(settleWait)
+	deadline := time.NewTimer(tl.settleWait())
 	defer deadline.Stop()
 	for waiting := rev > 0; waiting; {
 		tl.mu.Lock()

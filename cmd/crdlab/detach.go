@@ -7,73 +7,123 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/crdlab/crdlab/lab/labtest/control"
+	"github.com/crdlab/crdlab/lab/lang"
 	"github.com/crdlab/crdlab/lab/server"
 )
 
-// runDetached starts 'crdlab up' again as a background process of its own
-// session, with its output in <state-dir>/logs/crdlab.log, and returns once
-// that lab is ready, or with the error it stopped on.
+// runDetached is 'crdlab up -d': it starts the lab in the background
+// (startDetached) with up's own arguments less -d, and says where it is
+// and how to stop it.
 func runDetached(ctx context.Context, out io.Writer, f *upFlags) error {
-	if err := f.validate(ctx); err != nil {
+	st, _, err := startDetached(ctx, out, f, withoutDetach(os.Args[1:]))
+	if err != nil {
 		return err
+	}
+	printReady(out, f.language(), f.state(), st)
+	return nil
+}
+
+// printReady says that the lab st describes, which runs in the background
+// on sd, is ready, where it is and how to stop it.
+func printReady(out io.Writer, l lang.Lang, sd control.Dir, st *control.Status) {
+	fmt.Fprint(out, l.Msgf("lab ready in %.1fs\n", st.ReadyAt.Sub(st.StartedAt).Seconds()))
+	server.PrintWhere(out, l, st, sd.UIURL(st))
+	fmt.Fprintln(out)
+	fmt.Fprintln(out, l.Msg("Stop it with: crdlab down"))
+}
+
+// startDetached starts 'crdlab up' (args, its command line, which f is
+// parsed from) again as a background process of its own session, with its
+// output in <state-dir>/logs/crdlab.log, and returns once that lab is
+// ready, with its status, or with the error it stopped on. It is the one
+// way a command of crdlab starts a lab: 'crdlab up -d', and 'crdlab
+// scenario run' and 'crdlab learn' when none runs (startLab).
+func startDetached(ctx context.Context, out io.Writer, f *upFlags, args []string) (*control.Status, *control.Process, error) {
+	if err := f.validate(ctx); err != nil {
+		return nil, nil, err
 	}
 	sd := f.state()
 	unlock, err := server.Lock(sd) // fail early and clearly when one runs already
 	if err != nil {
-		return fmt.Errorf("--state-dir: %w", err)
+		return nil, nil, fmt.Errorf("--state-dir: %w", err)
 	}
 	unlock()
 
 	self, err := os.Executable()
 	if err != nil {
-		return fmt.Errorf("unable to find this executable: %w", err)
+		return nil, nil, fmt.Errorf("unable to find this executable: %w", err)
 	}
 	logPath := sd.Log("crdlab")
 	if err := os.MkdirAll(sd.Logs(), 0o700); err != nil {
-		return fmt.Errorf("--state-dir: %w", err)
+		return nil, nil, fmt.Errorf("--state-dir: %w", err)
 	}
 	logFile, err := os.Create(logPath)
 	if err != nil {
-		return fmt.Errorf("--state-dir: unable to create %s: %w", logPath, err)
+		return nil, nil, fmt.Errorf("--state-dir: unable to create %s: %w", logPath, err)
 	}
 	defer logFile.Close()
 
-	cmd := exec.Command(self, withoutDetach(os.Args[1:])...)
+	cmd := exec.Command(self, args...)
 	cmd.Env = append(os.Environ(), detachedEnv+"=1")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	ready, exited, err := server.StartBackground(cmd)
+	p, err := control.Start(cmd)
 	if err != nil {
-		return fmt.Errorf("unable to start the lab in the background: %w", err)
+		return nil, nil, fmt.Errorf("unable to start the lab in the background: %w", err)
 	}
 	l := f.language()
-	fmt.Fprint(out, l.Msgf("starting a lab in the background (pid %d, log %s)\n", cmd.Process.Pid, logPath))
-	select {
-	case _ = <-exited: // its log says why, better than its exit status
-		return fmt.Errorf(l.Msg("the lab stopped before it was ready: %s"), lastErrorLine(logPath))
-	case <-ctx.Done():
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		_ = <-exited // stopped as asked: how it ended says nothing more
-		return ctx.Err()
-	case <-ready:
+	fmt.Fprint(out, l.Msgf("starting a lab in the background (pid %d, log %s)\n", p.PID(), logPath))
+	err = p.Ready(ctx)
+	switch {
+	case errors.Is(err, control.ErrExited): // its log says why
+		return nil, nil, fmt.Errorf(l.Msg("the lab stopped before it was ready: %s"), lastErrorLine(logPath))
+	case err != nil:
+		return nil, nil, err
 	}
 	st, err := sd.Status()
 	if err != nil {
-		return fmt.Errorf("the lab said it was ready, but: %w", err)
+		_ = p.Stop(stopTimeout)
+		return nil, nil, fmt.Errorf("the lab said it was ready, but: %w", err)
 	}
-	if st.PID != cmd.Process.Pid {
-		return fmt.Errorf("the lab (pid %d) said it was ready, but %s names pid %d", cmd.Process.Pid, sd.StatusFile(), st.PID)
+	if st.PID != p.PID() {
+		_ = p.Stop(stopTimeout)
+		return nil, nil, fmt.Errorf("the lab (pid %d) said it was ready, but %s names pid %d", p.PID(), sd.StatusFile(), st.PID)
 	}
-	fmt.Fprint(out, l.Msgf("lab ready in %.1fs\n", st.ReadyAt.Sub(st.StartedAt).Seconds()))
-	server.PrintWhere(out, l, st, sd.UIURL(st))
-	fmt.Fprintln(out)
-	fmt.Fprintln(out, l.Msg("Stop it with: crdlab down"))
-	return nil
+	return st, p, nil
+}
+
+// stopTimeout is how long crdlab waits for a lab it stops before it kills
+// it ('crdlab down --timeout' by default).
+const stopTimeout = time.Minute
+
+// startLab starts a lab on g's state dir for a command that needs one and
+// finds none ('crdlab scenario run', 'crdlab learn'): 'crdlab up -d' with
+// up's defaults, --lang and -v as given to the command, through the same
+// code (startDetached). With forRun, the lab also stops when this process
+// ends, however it ends (--owner-pid): stop it with the Process.
+func startLab(ctx context.Context, out io.Writer, g *globalFlags, forRun bool) (*control.Status, *control.Process, error) {
+	f := &upFlags{globalFlags: g}
+	f.addFlags(&cobra.Command{}) // up's defaults
+	args := []string{"up", "--state-dir", g.stateDir}
+	if g.lang.l != "" {
+		args = append(args, "--lang", string(g.lang.l))
+	}
+	if g.verbosity > 0 {
+		args = append(args, "--verbose", strconv.Itoa(g.verbosity))
+	}
+	if forRun {
+		f.owners = []int{os.Getpid()}
+		args = append(args, "--owner-pid", strconv.Itoa(os.Getpid()))
+	}
+	return startDetached(ctx, out, f, args)
 }
 
 // withoutDetach drops -d/--detach from up's arguments.
@@ -104,9 +154,6 @@ func lastErrorLine(logPath string) string {
 	return "see " + logPath
 }
 
-// errStopTimeout: down waited too long for the lab to exit.
-var errStopTimeout = errors.New("the lab did not stop in time")
-
 // stopLab asks the lab on sd to stop and waits until it released the state
 // dir, which it does after its children exited.
 func stopLab(ctx context.Context, sd control.Dir, timeout time.Duration) (*control.Status, error) {
@@ -133,5 +180,5 @@ func stopLab(ctx context.Context, sd control.Dir, timeout time.Duration) (*contr
 	case <-time.After(timeout):
 	}
 	_ = proc.Signal(syscall.SIGKILL) // its children die with it (parent death signal)
-	return st, fmt.Errorf("%w (%s); killed pid %d", errStopTimeout, timeout, st.PID)
+	return st, fmt.Errorf("%w (%s); killed pid %d", control.ErrStopTimeout, timeout, st.PID)
 }

@@ -27,6 +27,6 @@ was started with --data-dir.`,
 		},
 	}
 	g.addLangFlag(cmd, false)
-	cmd.Flags().DurationVar(&timeout, "timeout", time.Minute, "how long to wait before killing the lab")
+	cmd.Flags().DurationVar(&timeout, "timeout", stopTimeout, "how long to wait before killing the lab")
 	return cmd
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -118,7 +117,7 @@ func runLesson(ctx context.Context, out io.Writer, in io.Reader, g *globalFlags,
 	name := s.Metadata.Name
 	s = s.In(l)
 	sd := g.state()
-	c, err := labForLesson(ctx, out, sd, l)
+	c, err := labForLesson(ctx, out, g, l)
 	if err != nil {
 		return err
 	}
@@ -193,21 +192,19 @@ func runLesson(ctx context.Context, out io.Writer, in io.Reader, g *globalFlags,
 	return nil
 }
 
-// labForLesson dials the lab on sd, starting one ('crdlab up -d') if none
-// runs: the learner's kubectl needs a lab that outlives the lesson.
-func labForLesson(ctx context.Context, out io.Writer, sd control.Dir, l lang.Lang) (*control.Client, error) {
+// labForLesson dials the lab on g's state dir, starting one as 'crdlab up
+// -d' does (startLab, with up's defaults) if none runs, and leaving it
+// running: the learner's kubectl needs a lab that outlives the lesson.
+func labForLesson(ctx context.Context, out io.Writer, g *globalFlags, l lang.Lang) (*control.Client, error) {
+	sd := g.state()
 	if c, err := control.Dial(sd); err == nil {
 		return c, nil
 	}
 	fmt.Fprintln(out, l.Msgf("no lab running on %s: starting one (crdlab up -d)", sd))
-	self, err := os.Executable()
+	st, _, err := startLab(ctx, out, g, false)
 	if err != nil {
-		return nil, fmt.Errorf("unable to find this executable: %w", err)
+		return nil, err
 	}
-	up := exec.CommandContext(ctx, self, "up", "-d", "--state-dir", string(sd))
-	up.Stdout, up.Stderr = out, out
-	if err := up.Run(); err != nil {
-		return nil, fmt.Errorf("crdlab up -d: %w", err)
-	}
+	printReady(out, l, sd, st)
 	return control.Dial(sd)
 }

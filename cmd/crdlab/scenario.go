@@ -12,11 +12,8 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/crdlab/crdlab/lab"
-	"github.com/crdlab/crdlab/lab/full"
 	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/lab/lang"
-	"github.com/crdlab/crdlab/lab/timeline"
 	"github.com/crdlab/crdlab/scenarios"
 )
 
@@ -142,7 +139,8 @@ status is 1 when an expectation of any scenario fails.
 
 Where they run:
   - with 'crdlab up' running (on --state-dir): against that lab;
-  - with no lab running: crdlab boots one for the run and stops it after;
+  - with no lab running: crdlab starts one for the run on --state-dir, as
+    'crdlab up -d' does (with up's defaults), and stops it after;
   - with --kubeconfig: against that cluster (a real one, when one machine is
     not enough). Lab actions (stopping controllers and nodes) need a crdlab
     lab: a scenario that has one is skipped from that step on, with a note.
@@ -218,7 +216,7 @@ func runScenarios(ctx context.Context, out, errOut io.Writer, g *globalFlags, f 
 		}
 	}
 
-	target, stop, err := scenarioTarget(ctx, g, f, say)
+	target, stop, err := scenarioTarget(ctx, out, errOut, g, f, say)
 	if err != nil {
 		return err
 	}
@@ -273,8 +271,9 @@ func runScenarios(ctx context.Context, out, errOut io.Writer, g *globalFlags, f 
 }
 
 // scenarioTarget finds where scenarios run: --kubeconfig, the running lab,
-// or a lab booted for the run (stop stops it).
-func scenarioTarget(ctx context.Context, g *globalFlags, f *runFlags, say func(string, ...any)) (scenarios.Target, func(), error) {
+// or a lab started for the run as 'crdlab up -d' starts one (startLab),
+// which stop stops.
+func scenarioTarget(ctx context.Context, out, errOut io.Writer, g *globalFlags, f *runFlags, say func(string, ...any)) (scenarios.Target, func(), error) {
 	nothing := func() {}
 	if f.kubeconfig != "" {
 		cfg, err := clientcmd.BuildConfigFromFlags("", f.kubeconfig)
@@ -295,13 +294,29 @@ func scenarioTarget(ctx context.Context, g *globalFlags, f *runFlags, say func(s
 	}
 
 	say("no lab running on %s: booting one for this run ('crdlab up -d' keeps one running)", sd)
-	tl := timeline.NewStream(nil)
-	l, err := full.Start(ctx, full.Options{Lab: lab.Options{Logger: g.useLoggers()}, Trace: tl})
+	shown := io.Discard
+	if f.output == "text" {
+		shown = out
+	}
+	st, p, err := startLab(ctx, shown, g, true)
 	if err != nil {
-		tl.Stop()
 		return scenarios.Target{}, nothing, err
 	}
-	tl.Watch(ctx, l.RESTConfig(), timeline.Options{AuditLog: l.Dir().AuditLog()})
-	say("lab ready at %s", l.Endpoint())
-	return scenarios.LocalTarget(l, tl), func() { tl.Stop(); _ = l.Stop() }, nil
+	stop := func() {
+		if err := p.Stop(stopTimeout); err != nil {
+			fmt.Fprintln(errOut, err)
+		}
+	}
+	c, err := control.Dial(sd)
+	if err != nil {
+		stop()
+		return scenarios.Target{}, nothing, err
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", sd.Kubeconfig())
+	if err != nil {
+		stop()
+		return scenarios.Target{}, nothing, fmt.Errorf("the lab's kubeconfig: %w", err)
+	}
+	say("lab ready at %s", st.Endpoint)
+	return scenarios.Target{Config: cfg, Lab: scenarios.RemoteLab{Client: c}, AuditLog: sd.AuditLog()}, stop, nil
 }

@@ -113,6 +113,12 @@ otherwise. docs/zh is the guide in Chinese.`),
 			return runUp(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
 		},
 	}
+	f.addFlags(cmd)
+	return cmd
+}
+
+// addFlags gives cmd up's flags, bound to f, with their defaults.
+func (f *upFlags) addFlags(cmd *cobra.Command) {
 	cmd.Flags().BoolVarP(&f.detach, "detach", "d", false, "return once the lab is ready, leaving it running in the background")
 	cmd.Flags().StringVar(&f.dataDir, "data-dir", "", "folder that keeps etcd's data across runs (default: ephemeral)")
 	cmd.Flags().IntVar(&f.port, "port", 0, "kube-apiserver secure port on 127.0.0.1 (default: a free port)")
@@ -132,11 +138,11 @@ otherwise. docs/zh is the guide in Chinese.`),
 	cmd.Flags().BoolVar(&f.noUI, "no-ui", false, "do not serve the web UI")
 	addKubernetesFlag(cmd, &f.kubernetes)
 	cmd.Flags().DurationVar(&f.podDelay, "pod-start-delay", 0, "how long a Pod bound to a simulated node takes to become Running")
-	// For lab/labtest: the lab stops when the test binary or 'go test' ends.
-	g.addLangFlag(cmd, false)
+	f.addLangFlag(cmd, false)
+	// For lab/labtest and a lab started for one run (startLab): the lab
+	// stops when the test binary, 'go test' or the run ends.
 	cmd.Flags().IntSliceVar(&f.owners, "owner-pid", nil, "stop the lab when this process ends (repeatable)")
 	_ = cmd.Flags().MarkHidden("owner-pid")
-	return cmd
 }
 
 // validate checks flag values before anything starts, and that the

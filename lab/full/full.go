@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
+	"net"
+	"strconv"
 
 	"github.com/crdlab/crdlab/controllers"
 	"github.com/crdlab/crdlab/fixtures"
@@ -53,7 +54,7 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 	o := opts.Lab
 	o.Events = timeline.Tee(o.Events, opts.Trace)
 	if o.Progress == nil {
-		o.Progress = func(string) {}
+		o.Progress = func(lab.Progress) {}
 	}
 	if o.Scheme == nil {
 		o.Scheme = controllers.Scheme()
@@ -93,8 +94,8 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 				return nil, err
 			}
 			l.Operators, l.stopOps = ops, cancel
-			o.Progress("sample operators running: " + strings.Join(controllers.Names(), ", ") +
-				fmt.Sprintf("; the WebApp's webhooks served on https://%s:%d", wh.LocalServingHost, wh.LocalServingPort))
+			o.Progress(lab.Progress{Phase: lab.PhaseOperatorsRunning, Operators: controllers.Names(),
+				Webhooks: net.JoinHostPort(wh.LocalServingHost, strconv.Itoa(wh.LocalServingPort))})
 			return ops, nil
 		}
 	}

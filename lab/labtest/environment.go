@@ -4,14 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -129,8 +126,7 @@ type Environment struct {
 	stateDir   string // the lab's state dir, own or attached
 	ownDir     bool
 	kubeconfig string
-	child      *exec.Cmd
-	exited     chan struct{}
+	child      *control.Process // a lab of its own
 	childLog   string
 	existing   bool
 	ctl        *control.Client
@@ -232,6 +228,10 @@ func (e *Environment) attach(ctx context.Context, dir string) error {
 	return e.loadKubeconfig(control.Dir(dir).Kubeconfig())
 }
 
+// stopTimeout bounds how long Stop waits for a lab of its own to stop
+// before it kills it.
+const stopTimeout = 30 * time.Second
+
 // downloadTimeout bounds finding crdlab, a download included, apart from
 // StartTimeout, which is the lab's boot.
 const downloadTimeout = 10 * time.Minute
@@ -294,60 +294,24 @@ func (e *Environment) startChild(ctx context.Context, crds []crd) error {
 	if err != nil {
 		return fmt.Errorf("unable to create %s: %w", e.childLog, err)
 	}
-	defer logFile.Close()
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		return err
-	}
+	defer logFile.Close() // the lab has its own descriptor of it
 	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = pw, pw
+	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.Env = append(childEnv(), "CRDLAB_STATE_DIR="+dir)
-	ready, started, err := control.PassReady(cmd)
-	if err != nil {
-		pw.Close()
-		pr.Close()
-		return err
-	}
 	// The kernel stops the lab when the thread that started it ends with
 	// the test process, however it ends (Linux only); --owner-pid is the
 	// lab's own check of the same.
 	setParentDeathSignal(cmd)
-	runtime.LockOSThread()
-	err = cmd.Start()
-	runtime.UnlockOSThread()
-	started()
-	pw.Close()
+	p, err := control.Start(cmd)
 	if err != nil {
-		pr.Close()
 		return fmt.Errorf("unable to run %s: %w", bin, err)
 	}
-	e.child = cmd
-	e.exited = make(chan struct{})
-	copied := make(chan struct{})
-	go func() {
-		defer close(copied)
-		defer pr.Close()
-		// The log file closes when Start returns: the lab's output is still
-		// read to its end, or a lab writing to a pipe nobody reads would die.
-		_, _ = io.Copy(ignoreErrors{logFile}, pr)
-	}()
-	go func() {
-		_ = cmd.Wait()
-		close(e.exited)
-	}()
-	select {
-	case <-ready:
-	case <-e.exited:
-		// Its last words may still be in the pipe: the log is read once
-		// they are copied (or after a second, if a process it started
-		// still holds the pipe open).
-		select {
-		case <-copied:
-		case <-time.After(time.Second):
-		}
+	e.child = p
+	switch err := p.Ready(ctx); {
+	case errors.Is(err, control.ErrExited):
 		return fmt.Errorf("crdlab up exited before the lab was ready: %s (log %s)", lastLines(e.childLog, 5), e.childLog)
-	case <-ctx.Done():
-		return fmt.Errorf("the lab was not ready in time (log %s): %w", e.childLog, ctx.Err())
+	case err != nil:
+		return fmt.Errorf("the lab was not ready in time (log %s): %w", e.childLog, err)
 	}
 	ctl, err := dialState(dir)
 	if err != nil {
@@ -391,14 +355,9 @@ func (e *Environment) Stop() error {
 		_ = os.Unsetenv(LabEnv)
 	}
 	var err error
-	if e.child != nil && e.child.Process != nil {
-		_ = e.child.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-e.exited:
-		case <-time.After(30 * time.Second):
-			_ = e.child.Process.Kill()
-			<-e.exited
-			err = fmt.Errorf("the lab did not stop in 30s and was killed (log %s)", e.childLog)
+	if e.child != nil {
+		if err = e.child.Stop(stopTimeout); err != nil {
+			err = fmt.Errorf("%w (log %s)", err, e.childLog)
 		}
 		e.child = nil
 	}
@@ -417,15 +376,6 @@ func (e *Environment) StateDir() string { return e.stateDir }
 // KubeconfigPath is the path of the lab's admin kubeconfig (empty on an
 // existing cluster), for kubectl.
 func (e *Environment) KubeconfigPath() string { return e.kubeconfig }
-
-// ignoreErrors is a writer that reports every write as done, whether w
-// took it or not.
-type ignoreErrors struct{ w io.Writer }
-
-func (i ignoreErrors) Write(p []byte) (int, error) {
-	_, _ = i.w.Write(p)
-	return len(p), nil
-}
 
 func lastLines(path string, n int) string {
 	data, err := os.ReadFile(path)

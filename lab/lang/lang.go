@@ -105,33 +105,3 @@ func (l Lang) Translated(msg string) bool {
 	}
 	return zh[msg] != ""
 }
-
-// Phrase translates a text made elsewhere, already formatted (a lab's
-// progress lines): exactly, or by the message whose one verb (%s or %d)
-// the text fills, the longest such message winning; otherwise the text as
-// it is.
-func (l Lang) Phrase(text string) string {
-	if l != ZH {
-		return text
-	}
-	if t, ok := zh[text]; ok && t != "" {
-		return t
-	}
-	best, bestLen, arg := "", -1, ""
-	for en, t := range zh {
-		for _, verb := range []string{"%s", "%d", "%v"} {
-			pre, post, ok := strings.Cut(en, verb)
-			if !ok || strings.Contains(post, "%") || strings.Contains(pre, "%") {
-				continue
-			}
-			if len(text) >= len(pre)+len(post) && strings.HasPrefix(text, pre) && strings.HasSuffix(text, post) &&
-				len(pre)+len(post) > bestLen && strings.Count(t, verb) == 1 {
-				best, bestLen, arg = strings.Replace(t, verb, "%s", 1), len(pre)+len(post), text[len(pre):len(text)-len(post)]
-			}
-		}
-	}
-	if best == "" {
-		return text
-	}
-	return fmt.Sprintf(best, arg)
-}

@@ -122,7 +122,7 @@ var zh = map[string]string{
 	"lab reset in %dms\n":        "实验环境已重置，用时 %dms\n",
 	"lab stopped (pid %d, %s)\n": "实验环境已停止 (pid %d，%s)\n",
 
-	// The lab's progress lines (lab, lab/full), through Phrase.
+	// The phases of a lab's start (lab.Progress), as lab/server words them.
 	"starting etcd and kube-apiserver":                                            "正在启动 etcd 和 kube-apiserver",
 	"kube-apiserver ready at %s":                                                  "kube-apiserver 已就绪: %s",
 	"bootstrapping an etcd template for later labs (once per Kubernetes version)": "正在为以后的实验环境准备一个 etcd 模板 (每个 Kubernetes 版本只做一次)",
@@ -130,7 +130,7 @@ var zh = map[string]string{
 	"kube-controller-manager and kube-scheduler healthy":                          "kube-controller-manager 和 kube-scheduler 运行正常",
 	"%d simulated nodes ready":                                                    "%d 个模拟节点已就绪",
 	"aggregated API server ready: metrics.k8s.io, lab.crdlab.dev":                 "聚合 API 服务器已就绪: metrics.k8s.io, lab.crdlab.dev",
-	"sample operators running: %s":                                                "示例 operator 已运行: %s",
+	"sample operators running: %s; the WebApp's webhooks served on https://%s":    "示例 operator 已运行: %s；WebApp 的 webhook 在 https://%s 上提供服务",
 }
 
 // actorZH names a timeline actor (lab/internal/actor's words) in Chinese:

@@ -11,8 +11,8 @@
 // commands, the scenario runner, a suite's labtest.Environment) use too.
 //
 // A lab says it is ready on a pipe the process that started it passes it
-// (control.PassReady; 'crdlab up -d' through StartBackground, a suite's
-// labtest.Environment): one byte once the status is written, end of file
+// (control.Start, which 'crdlab up -d' and a suite's labtest.Environment
+// use): one byte once the status is written, end of file
 // if it stops first. It is the one readiness signal: the parent reads the
 // status only after it, and neither polls it nor reads the lab's output.
 package server

@@ -87,9 +87,12 @@ var sampleLine = timeline.Event{
 	Kind: "Pod", Namespace: "default", Name: "web-1", Revision: 1235,
 }
 
-func (f *fakeLab) Timeline(ctx context.Context, sink timeline.Sink, ready func()) error {
+// fakeHold is the fake lab's timeline's hold.
+const fakeHold = 1234 * time.Millisecond
+
+func (f *fakeLab) Timeline(ctx context.Context, sink timeline.Sink, ready func(hold time.Duration)) error {
 	if ready != nil {
-		ready()
+		ready(fakeHold)
 	}
 	sink.Record(sampleLine)
 	<-ctx.Done()
@@ -207,12 +210,17 @@ func TestClientCallsEveryRoute(t *testing.T) {
 	}
 
 	// The events and timeline streams: a line the main module reads as a
-	// timeline.Event, every field of it, and nothing it does not know.
+	// timeline.Event, every field of it, and nothing it does not know; the
+	// timeline's client is told the lab's hold.
+	var hold time.Duration
+	timelineWithHold := func(ctx context.Context, record func(json.RawMessage), _ func()) error {
+		return c.Timeline(ctx, record, func(h time.Duration) { hold = h })
+	}
 	for _, stream := range []struct {
 		name string
 		open func(context.Context, func(json.RawMessage), func()) error
 		want timeline.Event
-	}{{"events", c.Events, sampleEvent}, {"timeline", c.Timeline, sampleLine}} {
+	}{{"events", c.Events, sampleEvent}, {"timeline", timelineWithHold, sampleLine}} {
 		evCtx, evCancel := context.WithCancel(ctx)
 		lines := make(chan json.RawMessage, 1)
 		streamErr := make(chan error, 1)
@@ -238,6 +246,10 @@ func TestClientCallsEveryRoute(t *testing.T) {
 		if err := <-streamErr; err != nil {
 			t.Errorf("%s after its context ended: %v, want nil", stream.name, err)
 		}
+	}
+
+	if hold != fakeHold {
+		t.Errorf("the timeline's client was told a hold of %s, want the lab's %s", hold, fakeHold)
 	}
 
 	// The reports stream: an entry reaches the lab as it was sent.

@@ -24,7 +24,7 @@ import (
 type Options struct {
 	// Lab is the lab to run (package full). Its Lab.WorkDir is ignored:
 	// the state dir is the lab's work dir. Its Lab.Progress, if nil,
-	// prints each phase to Out.
+	// prints each phase to Out, worded in Lang (progressText).
 	Lab full.Options
 
 	// UI, if not nil, serves the lab's web UI.
@@ -63,7 +63,7 @@ var ErrUIPort = ui.ErrPortInUse
 // locks d (an error wrapping control.ErrRunning when a lab holds it; one
 // wrapping lab.ErrWorkDir when d cannot be used), starts the lab in d,
 // serves its control socket and web UI, writes its status, says it is
-// ready (to a 'crdlab up -d' that started it with StartBackground, and on
+// ready (to a 'crdlab up -d' that started it with control.Start, and on
 // Out), then watches the cluster into the timeline until ctx is done. On
 // its way out it stops the lab, clears the status and releases d.
 func Run(ctx context.Context, d control.Dir, opts Options) error {
@@ -74,8 +74,11 @@ func Run(ctx context.Context, d control.Dir, opts Options) error {
 	printer := timeline.NewPrinter(out)
 	printer.ActorName = l.Actor
 	if opts.Lab.Lab.Progress == nil {
-		opts.Lab.Lab.Progress = func(phase string) {
-			fmt.Fprintf(out, "%6.2fs  %s\n", time.Since(started).Seconds(), l.Phrase(phase))
+		var mu sync.Mutex // the phases come from several goroutines
+		opts.Lab.Lab.Progress = func(p lab.Progress) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(out, "%6.2fs  %s\n", time.Since(started).Seconds(), progressText(l, p))
 		}
 	}
 	s, err := start(ctx, d, opts, started)

@@ -36,7 +36,7 @@ type controlled interface {
 	StartNode(ctx context.Context, name string) error
 	Reset(ctx context.Context, opts control.ResetOptions) error
 	Events(ctx context.Context, sink timeline.Sink, ready func()) error
-	Timeline(ctx context.Context, sink timeline.Sink, ready func()) error
+	Timeline(ctx context.Context, sink timeline.Sink, ready func(hold time.Duration)) error
 	Record(e timeline.Event)
 }
 
@@ -119,7 +119,14 @@ func handlers(ctx context.Context, l controlled, reports func(json.RawMessage)) 
 			streamEvents(ctx, w, r, l.Events)
 		},
 		control.RouteTimeline: func(w http.ResponseWriter, r *http.Request) {
-			streamEvents(ctx, w, r, l.Timeline)
+			// The lab's hold goes with the stream: the client waits no
+			// other (control.TimelineHoldHeader).
+			streamEvents(ctx, w, r, func(ctx context.Context, sink timeline.Sink, ready func()) error {
+				return l.Timeline(ctx, sink, func(hold time.Duration) {
+					w.Header().Set(control.TimelineHoldHeader, hold.String())
+					ready()
+				})
+			})
 		},
 		control.RoutePasses: takePasses(l.Record),
 		control.RouteReports: func(w http.ResponseWriter, r *http.Request) {

@@ -26,15 +26,18 @@ type Stream struct {
 	stops []context.CancelFunc // the ordering's, then the watch's
 }
 
-// streamWindow is how long a lab's timeline holds a line for the lines of
-// lower revisions that other informers have not delivered yet.
-const streamWindow = 500 * time.Millisecond
+// streamHold is how long a lab's timeline holds a line for the lines of
+// lower revisions that other informers have not delivered yet, the wait
+// for the audit log's time included (Options.auditWait). It is the lab's
+// one value of it: its subscribers are told it (Timeline's ready; the
+// control socket's control.TimelineHoldHeader), and wait no other.
+const streamHold = 500 * time.Millisecond
 
 // NewStream starts a lab's timeline; also, if not nil, receives each line
 // Record is given, as it comes.
 func NewStream(also Sink) *Stream {
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Stream{ordered: NewOrder(streamWindow, true), also: also, synced: make(chan struct{}), stops: []context.CancelFunc{cancel}}
+	s := &Stream{ordered: NewOrder(streamHold, true), also: also, synced: make(chan struct{}), stops: []context.CancelFunc{cancel}}
 	go s.ordered.Run(ctx)
 	return s
 }
@@ -58,6 +61,7 @@ func (s *Stream) Record(e Event) {
 func (s *Stream) Watch(ctx context.Context, cfg *rest.Config, opts Options) {
 	var once sync.Once
 	opts.Revisions = true
+	opts.auditWait = s.Window() / auditShare
 	opts.Synced = func() { once.Do(func() { close(s.synced) }) }
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s.mu.Lock()
@@ -79,8 +83,10 @@ func (s *Stream) Watch(ctx context.Context, cfg *rest.Config, opts Options) {
 // ready, if not nil, is called once the watches have synced (or after
 // syncWait, when a resource cannot be listed: a CRD whose conversion
 // webhook does not answer): the changes made after it are in the stream.
-// Lines released before it are not streamed.
-func (s *Stream) Timeline(ctx context.Context, sink Sink, ready func()) error {
+// Lines released before it are not streamed. It is given the stream's hold
+// (Window): a line reaches sink at most that long after the lab's watch
+// saw its change, unless it is late.
+func (s *Stream) Timeline(ctx context.Context, sink Sink, ready func(hold time.Duration)) error {
 	ch, cancel := s.ordered.Subscribe()
 	defer cancel()
 	synced, timeout := s.synced, time.After(syncWait)
@@ -95,13 +101,13 @@ func (s *Stream) Timeline(ctx context.Context, sink Sink, ready func()) error {
 			}
 			synced, timeout = nil, nil
 			if !started {
-				ready()
+				ready(s.Window())
 				started = true
 			}
 		case <-timeout:
 			timeout = nil
 			if !started {
-				ready()
+				ready(s.Window())
 				started = true
 			}
 		case e := <-ch:
@@ -137,7 +143,8 @@ func (s *Stream) Events(ctx context.Context, sink Sink, ready func()) error {
 	}
 }
 
-// Window is how long the timeline holds a line for the lines before it.
+// Window is how long the timeline holds a line for the lines before it
+// (the wait for the audit log included).
 func (s *Stream) Window() time.Duration { return s.ordered.Window() }
 
 // Late returns how many lines arrived after the window, after lines that

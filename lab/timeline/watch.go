@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strconv"
@@ -55,11 +56,21 @@ type Options struct {
 	// cluster, whose resourceVersions are not promised to be ordered),
 	// lines carry no revision and the time they arrived.
 	Revisions bool
+
+	// auditWait bounds how long a line waits for the audit log to give
+	// its time or its deleter. A lab's Stream sets it inside its hold
+	// (auditShare of it), so that the wait is part of the hold, never
+	// added to it; zero: defaultAuditWait.
+	auditWait time.Duration
 }
 
-// auditWait bounds how long a line waits for the audit log to give its
-// time or its deleter; Order's window should be longer.
-const auditWait = 250 * time.Millisecond
+// defaultAuditWait is the audit log's wait of a watch that is not a lab's
+// Stream: half of streamHold.
+const defaultAuditWait = streamHold / auditShare
+
+// auditShare: a line of a lab's Stream waits at most 1/auditShare of the
+// stream's hold for the audit log.
+const auditShare = 2
 
 // Change is an object the watch saw appear, change or go. Old is nil when
 // it appeared (Initial: it was there when the watch started), New is nil
@@ -92,7 +103,7 @@ func WatchWith(ctx context.Context, cfg *rest.Config, sink Sink, opts Options) e
 		return fmt.Errorf("unable to create a discovery client for %s: %w", cfg.Host, err)
 	}
 	w := &watcher{dyn: dyn, sink: &serialSink{sink: sink}, observe: opts.Observe, revisions: opts.Revisions,
-		watching: sets.New[schema.GroupVersionResource]()}
+		auditWait: cmp.Or(opts.auditWait, defaultAuditWait), watching: sets.New[schema.GroupVersionResource]()}
 	if opts.AuditLog != "" {
 		w.audit = followAudit(ctx, opts.AuditLog)
 	}
@@ -121,6 +132,7 @@ func WatchWith(ctx context.Context, cfg *rest.Config, sink Sink, opts Options) e
 type watcher struct {
 	revisions bool
 	audit     *auditLog
+	auditWait time.Duration // Options.auditWait
 	synced    []cache.InformerSynced
 	dyn       dynamic.Interface
 	sink      Sink
@@ -171,7 +183,7 @@ func (w *watcher) watch(ctx context.Context, gvr schema.GroupVersionResource, h 
 // record records e, the line of change c to obj, and tells the observer
 // of c (c.Resource empty: none). With revisions, the line carries obj's
 // resourceVersion. A line whose time or author the audit log must give is
-// recorded once the log has said, or has not within auditWait, without
+// recorded once the log has said, or has not within w.auditWait, without
 // holding up the lines after it (Order puts them back in order): a
 // 'crdlab reset' deletes hundreds of objects at once, by no request the
 // audit log would show.
@@ -196,7 +208,7 @@ func (w *watcher) record(e Event, c Change, obj *unstructured.Unstructured) {
 }
 
 // fromAudit gives e its time (timed) and its deleter (named) from the
-// audit log, looking both up at once until both are found or auditWait
+// audit log, looking both up at once until both are found or w.auditWait
 // has passed since e arrived: the time, by the revision its response
 // carries (no longer once the log is past the revision), or, for a
 // binding, by its Pod, for a deletion that an update completed, by that
@@ -204,7 +216,7 @@ func (w *watcher) record(e Event, c Change, obj *unstructured.Unstructured) {
 // by the deletion of the object, whose time also dates e when nothing
 // else does.
 func (w *watcher) fromAudit(e *Event, resource string, timed, named bool) {
-	deadline := e.arrived.Add(auditWait)
+	deadline := e.arrived.Add(w.auditWait)
 	var stamp time.Time
 	for {
 		if timed {

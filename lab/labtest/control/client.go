@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // Client is a client of a running lab's control socket. Its errors wrap
@@ -91,27 +92,47 @@ func (c *Client) Reset(ctx context.Context, opts ResetOptions) error {
 // each, until ctx is done (then it returns nil) or the lab stops. ready,
 // if not nil, is called once the stream is open.
 func (c *Client) Events(ctx context.Context, record func(json.RawMessage), ready func()) error {
-	return c.stream(ctx, RouteEvents, "events", record, ready)
+	return c.stream(ctx, RouteEvents, "events", record, func(*http.Response) error {
+		if ready != nil {
+			ready()
+		}
+		return nil
+	})
 }
 
 // Timeline streams the lab's timeline (RouteTimeline: every change in the
 // cluster and the lab's own events, in the cluster's order) to record,
 // one JSON object each, until ctx is done (then it returns nil) or the
-// lab stops. ready, if not nil, is called once the stream is open: the
-// changes made after it are in it.
-func (c *Client) Timeline(ctx context.Context, record func(json.RawMessage), ready func()) error {
-	return c.stream(ctx, RouteTimeline, "timeline", record, ready)
+// lab stops. ready, if not nil, is called once the stream is open (the
+// changes made after it are in it), with how long the lab holds each line
+// for the lines before it (TimelineHoldHeader; 0 from a lab that does not
+// say).
+func (c *Client) Timeline(ctx context.Context, record func(json.RawMessage), ready func(hold time.Duration)) error {
+	return c.stream(ctx, RouteTimeline, "timeline", record, func(resp *http.Response) error {
+		var hold time.Duration
+		if h := resp.Header.Get(TimelineHoldHeader); h != "" {
+			var err error
+			if hold, err = time.ParseDuration(h); err != nil {
+				return fmt.Errorf("the lab's timeline on %s: header %s: %w", c.d.ControlSocket(), TimelineHoldHeader, err)
+			}
+		}
+		if ready != nil {
+			ready(hold)
+		}
+		return nil
+	})
 }
 
-// stream reads route's stream of JSON objects, what of the lab.
-func (c *Client) stream(ctx context.Context, route Route, what string, record func(json.RawMessage), ready func()) error {
+// stream reads route's stream of JSON objects, what of the lab; open is
+// given the answer once the stream is open.
+func (c *Client) stream(ctx context.Context, route Route, what string, record func(json.RawMessage), open func(*http.Response) error) error {
 	resp, err := c.send(ctx, route, "", nil)
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
-	if ready != nil {
-		ready()
+	if err := open(resp); err != nil {
+		return err
 	}
 	dec := json.NewDecoder(resp.Body)
 	for {

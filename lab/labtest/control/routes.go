@@ -35,7 +35,8 @@ const (
 	// cluster and the events only the lab's process sees, in the cluster's
 	// order (etcd revision; a line without one by its time), each write
 	// with its revision and the apiserver's time. The answer's header is
-	// sent once the lab's watches have synced.
+	// sent once the lab's watches have synced; TimelineHoldHeader says how
+	// long the lab holds each line for the lines before it.
 	RouteTimeline Route = "GET /timeline"
 	// RouteReports takes report entries, one JSON object per line (crdlab's
 	// scenarios.Entry), for as long as the request lasts.
@@ -45,6 +46,13 @@ const (
 	// timeline.
 	RoutePasses Route = "POST /passes"
 )
+
+// TimelineHoldHeader is the header of RouteTimeline's answer that says how
+// long the lab holds each line of its timeline for the lines before it (a
+// Go duration: "500ms"), the one value of it: a line reaches the client at
+// most that long after the lab saw its change (unless it is marked late),
+// and a client waits for a line no longer than that.
+const TimelineHoldHeader = "Crdlab-Timeline-Hold"
 
 // Routes returns every route of the control socket: the lab's server
 // serves exactly these, and the Client calls nothing else.
