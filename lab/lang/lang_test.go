@@ -68,7 +68,7 @@ func TestMsgFallsBackToEnglish(t *testing.T) {
 	if got := EN.Msgf("apply %s", "deployment/web"); got != "apply deployment/web" {
 		t.Errorf("English: %q", got)
 	}
-	if got := ZH.Actor("replicaset"); got != "replicaset (副本集控制器)" {
+	if got := ZH.Actor("replicaset"); got != "replicaset（副本集控制器）" {
 		t.Errorf("actor: %q", got)
 	}
 	if got := EN.Actor("replicaset"); got != "replicaset" {
@@ -121,7 +121,7 @@ func verbs(format string) int {
 func TestPhrase(t *testing.T) {
 	for in, want := range map[string]string{
 		"starting etcd and kube-apiserver":            "正在启动 etcd 和 kube-apiserver",
-		"kube-apiserver ready at https://127.0.0.1:1": "kube-apiserver 已就绪: https://127.0.0.1:1",
+		"kube-apiserver ready at https://127.0.0.1:1": "kube-apiserver 已就绪：https://127.0.0.1:1",
 		"3 simulated nodes ready":                     "3 个模拟节点已就绪",
 		"something else":                              "something else",
 	} {
