@@ -62,14 +62,28 @@ var controllerManagerControllers = []string{
 	"clusterrole-aggregation-controller",
 }
 
-// Timing of node failure handling, shortened from Kubernetes' defaults
-// (40 s grace, 300 s tolerations) so that a stopped node is noticed and its
-// Pods replaced within about half a minute.
+// Timing of node failure handling, shortened from Kubernetes' defaults so
+// that a stopped node is noticed and its Pods replaced within about half a
+// minute. The texts that state a lab's value beside the default (scenarios,
+// docs) are checked against these and the minor's defaults
+// (defaults_test.go).
 const (
 	nodeMonitorGracePeriod = "16s"
 	nodeMonitorPeriod      = "2s"
 	notReadyToleration     = "10"
 )
+
+// timingFlags are kube-controller-manager's flags that shorten Kubernetes'
+// waits: a failed node's, and the HorizontalPodAutoscaler's.
+func timingFlags() []string {
+	return []string{
+		"--node-monitor-grace-period=" + nodeMonitorGracePeriod,
+		"--node-monitor-period=" + nodeMonitorPeriod,
+		"--horizontal-pod-autoscaler-sync-period=5s",
+		// Scale down after 15 s of lower load, not 5 minutes.
+		"--horizontal-pod-autoscaler-downscale-stabilization=15s",
+	}
+}
 
 // process is a component that runs as a supervised process of this
 // program's own executable: kube-controller-manager or kube-scheduler.
@@ -195,7 +209,7 @@ func (l *Lab) controllerManagerFlags(kubeconfig string) ([]string, error) {
 	if err := os.WriteFile(caFile, l.cp.servingCA, 0o600); err != nil {
 		return nil, fmt.Errorf("unable to write %s: %w", caFile, err)
 	}
-	return []string{
+	return append([]string{
 		"--kubeconfig=" + kubeconfig,
 		"--leader-elect=false",
 		// Each controller acts under its own service account, so the
@@ -210,13 +224,8 @@ func (l *Lab) controllerManagerFlags(kubeconfig string) ([]string, error) {
 		"--concurrent-replicaset-syncs=10",
 		"--concurrent-statefulset-syncs=10",
 		"--concurrent-gc-syncs=40",
-		"--node-monitor-grace-period=" + nodeMonitorGracePeriod,
-		"--node-monitor-period=" + nodeMonitorPeriod,
-		"--horizontal-pod-autoscaler-sync-period=5s",
-		// Scale down after 15 s of lower load, not 5 minutes.
-		"--horizontal-pod-autoscaler-downscale-stabilization=15s",
 		"--allocate-node-cidrs=false",
-	}, nil
+	}, timingFlags()...), nil
 }
 
 // schedulerFlags are kube-scheduler's own flags.

@@ -22,7 +22,7 @@ var builtinFS embed.FS
 // order is the order the built-in scenarios are listed and run in: from the
 // first control loop to the operators.
 var order = []string{
-	"delete-pod", "scale", "invalid-cr", "crd-missing", "crd-versions", "webhook", "admission-policy",
+	"delete-pod", "bare-pod", "scale", "invalid-cr", "crd-missing", "crd-versions", "webhook", "admission-policy",
 	"cascade-delete", "namespace-delete", "node-failure", "controller-down", "operator-scale", "finalizer",
 	"backup", "aggregated-api", "autoscale",
 }

@@ -21,7 +21,7 @@ func TestBuiltinScenariosLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"delete-pod", "scale", "invalid-cr", "crd-missing", "crd-versions", "webhook", "admission-policy",
+	want := []string{"delete-pod", "bare-pod", "scale", "invalid-cr", "crd-missing", "crd-versions", "webhook", "admission-policy",
 		"cascade-delete", "namespace-delete", "node-failure", "controller-down", "operator-scale", "finalizer",
 		"backup", "aggregated-api", "autoscale"}
 	if got := Names(); strings.Join(got, ",") != strings.Join(want, ",") {

@@ -83,26 +83,26 @@ func (p *textPrinter) print(e Entry) {
 		case Running:
 			fmt.Fprintf(w, "%s %s\n", p.paint(bold, label), e.Description)
 		case Passed:
-			msg := fmt.Sprintf("  %s %s (%.2fs)", p.paint(green, "✓"), e.Description, e.Seconds)
+			msg := p.lang.Msgf("  %s %s (%.2fs)", p.paint(green, "✓"), e.Description, e.Seconds)
 			switch {
 			case e.Action == "task" && e.Text != "":
 				// What the learner's writes did, every line.
 				first, rest, _ := strings.Cut(e.Text, "\n")
-				msg += ": " + p.paint(bold, first)
+				msg += p.lang.Msg(": ") + p.paint(bold, first)
 				if rest != "" {
 					msg += "\n  " + strings.ReplaceAll(rest, "\n", "\n  ")
 				}
 			case e.Text != "":
-				msg += p.paint(dim, ": "+firstLine(e.Text))
+				msg += p.paint(dim, p.lang.Msg(": ")+firstLine(e.Text))
 			}
 			fmt.Fprintln(w, msg)
 		case Failed:
-			fmt.Fprintf(w, "  %s %s (%.2fs)\n", p.paint(red, "✗"), e.Description, e.Seconds)
+			fmt.Fprint(w, p.lang.Msgf("  %s %s (%.2fs)\n", p.paint(red, "✗"), e.Description, e.Seconds))
 			for _, line := range strings.Split(e.Text, "\n") {
 				fmt.Fprintln(w, "    "+line)
 			}
 		case Skipped:
-			fmt.Fprintf(w, "  - %s %s: %s\n", label, e.Description, p.paint(dim, e.Text))
+			fmt.Fprint(w, p.lang.Msgf("  - %s %s: %s\n", label, e.Description, p.paint(dim, e.Text)))
 		}
 	case "event":
 		if p.tl != nil && e.Event != nil {
@@ -124,7 +124,7 @@ func (p *textPrinter) print(e Entry) {
 		}
 	case "check":
 		if e.Status == Running && e.Text != "" {
-			fmt.Fprintf(w, "  %s\n", p.paint(dim, "… "+e.Description+": "+firstLine(e.Text)))
+			fmt.Fprintf(w, "  %s\n", p.paint(dim, "… "+e.Description+p.lang.Msg(": ")+firstLine(e.Text)))
 		}
 	case "result":
 		fmt.Fprintln(w)

@@ -77,5 +77,5 @@ func errorText(l lang.Lang, g *globalFlags, err error) string {
 // language.
 func printError(cmd *cobra.Command, g *globalFlags, err error) {
 	l := g.language()
-	fmt.Fprintln(cmd.ErrOrStderr(), l.Msg("Error:"), errorText(l, g, err))
+	fmt.Fprintln(cmd.ErrOrStderr(), l.Msgf("Error: %s", errorText(l, g, err)))
 }

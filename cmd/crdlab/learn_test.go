@@ -48,7 +48,7 @@ func TestLessons(t *testing.T) {
 		l.waitFor("你的任务", "提示 1/2") // after hintAfter, unasked
 		l.waitFor("你的任务", "提示 2/2")
 		lc.kubectl("", "create", "configmap", "color", "--from-literal=color=green")
-		if s := l.waitFor("✓ 创建 ConfigMap", "你 (kubectl)"); !strings.Contains(s, "完成。你的写操作引发了这些") {
+		if s := l.waitFor("✓ 创建 ConfigMap", "你（kubectl）"); !strings.Contains(s, "完成。你的写操作引发了这些") {
 			t.Errorf("the task's summary in Chinese:\n%s", s)
 		}
 		if out, code := l.wait(); code != 0 {

@@ -35,7 +35,7 @@ in the same format (docs/scenario-format.md, docs/scenario.schema.json).
 --lang zh (or a Chinese locale: LANG=zh_CN.UTF-8) shows the scenarios in
 Chinese: their titles, narration, step names and explanations (English
 where a scenario has no Chinese text), the runner's own words, and the
-timeline's actors with a gloss (replicaset (副本集控制器)); Kubernetes'
+timeline's actors with a gloss (replicaset（副本集控制器）); Kubernetes'
 words (verbs, kinds, fields) stay as they are. Run against 'crdlab up',
 a scenario speaks the lab's language unless --lang or the locale says
 otherwise. docs/zh is the guide in Chinese.`,

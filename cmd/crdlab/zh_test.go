@@ -73,14 +73,14 @@ func TestChineseSession(t *testing.T) {
 	if out, code := c.run("status"); code != 3 || !strings.Contains(out, "上没有正在运行的实验环境") {
 		t.Errorf("status with no lab, in Chinese: exit %d:\n%s", code, out)
 	}
-	if out, code := c.run("node", "list"); code == 0 || !strings.HasPrefix(out, "错误: 状态目录 ") || !strings.Contains(out, "crdlab up -d") {
+	if out, code := c.run("node", "list"); code == 0 || !strings.HasPrefix(out, "错误：状态目录 ") || !strings.Contains(out, "crdlab up -d") {
 		t.Errorf("node list with no lab, in Chinese: exit %d:\n%s", code, out)
 	}
-	if out, code := c.run("scenario", "run", "no-such"); code == 0 || !strings.Contains(out, `错误: 没有名为 "no-such" 的场景`) || !strings.Contains(out, "delete-pod") {
+	if out, code := c.run("scenario", "run", "no-such"); code == 0 || !strings.Contains(out, `错误：没有名为 "no-such" 的场景`) || !strings.Contains(out, "delete-pod") {
 		t.Errorf("an unknown scenario, in Chinese: exit %d:\n%s", code, out)
 	}
 	if out, code := c.run("scenario", "run", "../../scenarios/testdata/invalid/three-problems.yaml"); code == 0 ||
-		!strings.Contains(out, "错误: 场景文件 ../../scenarios/testdata/invalid/three-problems.yaml 有 3 处问题") || !strings.Contains(out, `three-problems.yaml:11: spec.steps[1]: unknown step "sleep"`) {
+		!strings.Contains(out, "错误：场景文件 ../../scenarios/testdata/invalid/three-problems.yaml 有 3 处问题") || !strings.Contains(out, `three-problems.yaml:11: spec.steps[1]: unknown step "sleep"`) {
 		t.Errorf("a bad scenario file, in Chinese: exit %d:\n%s", code, out)
 	}
 
@@ -97,10 +97,10 @@ func TestChineseSession(t *testing.T) {
 	golden, tl := normalise(out, c.stateDir)
 	goldenCompare(t, "scenario-run-delete-pod-zh", golden+"\n")
 	for _, want := range []string{
-		"你 (场景)                   CREATE  deployment/web",
-		"replicaset (副本集控制器)   CREATE  pod/web-",
-		"scheduler (调度器)          BIND    pod/web-",
-		"kubelet (模拟的节点代理)    STATUS  pod/web-",
+		"你（场景）                   CREATE  deployment/web",
+		"replicaset（副本集控制器）   CREATE  pod/web-",
+		"scheduler（调度器）          BIND    pod/web-",
+		"kubelet（模拟的节点代理）    STATUS  pod/web-",
 	} {
 		if !slices.ContainsFunc(tl, func(line string) bool {
 			return strings.Contains(strings.Join(strings.Fields(line), " "), strings.Join(strings.Fields(want), " "))
@@ -129,7 +129,7 @@ func TestChineseSession(t *testing.T) {
 		t.Errorf("scenario run --all --lang zh: exit %d, want %d 通过:\n%s", code, len(builtin), out)
 	}
 
-	if out := c.mustRun("status"); !strings.Contains(out, "  运行时长:") || !strings.Contains(out, "  语言:       zh") || !strings.Contains(out, "受监管的进程") {
+	if out := c.mustRun("status"); !strings.Contains(out, "  运行时长：") || !strings.Contains(out, "  语言：      zh") || !strings.Contains(out, "受监管的进程") {
 		t.Errorf("status in Chinese:\n%s", out)
 	}
 	if out := c.mustRun("node", "stop", "lab-node-2"); !strings.Contains(out, "节点 lab-node-2: kubelet 已停止") {
@@ -262,7 +262,7 @@ func TestWebUIInChinese(t *testing.T) {
 		return nil
 	})
 	waitFor("the timeline's actors glossed", func() error {
-		if s := text(`[...document.querySelectorAll("#events li .actor")].map(e => e.textContent).join("\n")`); !strings.Contains(s, "replicaset (副本集控制器)") {
+		if s := text(`[...document.querySelectorAll("#events li .actor")].map(e => e.textContent).join("\n")`); !strings.Contains(s, "replicaset（副本集控制器）") {
 			return fmt.Errorf("actors:\n%s", s)
 		}
 		return nil

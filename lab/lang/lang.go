@@ -87,7 +87,7 @@ func (l Lang) Msgf(format string, args ...any) string {
 }
 
 // Actor names a timeline actor: in Chinese, with a gloss of what it is
-// where one helps (replicaset (副本集控制器)); in English, as it is.
+// where one helps (replicaset（副本集控制器）); in English, as it is.
 func (l Lang) Actor(name string) string {
 	if l == ZH {
 		if t, ok := actorZH[name]; ok {

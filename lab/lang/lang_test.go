@@ -68,7 +68,7 @@ func TestMsgFallsBackToEnglish(t *testing.T) {
 	if got := EN.Msgf("apply %s", "deployment/web"); got != "apply deployment/web" {
 		t.Errorf("English: %q", got)
 	}
-	if got := ZH.Actor("replicaset"); got != "replicaset (副本集控制器)" {
+	if got := ZH.Actor("replicaset"); got != "replicaset（副本集控制器）" {
 		t.Errorf("actor: %q", got)
 	}
 	if got := EN.Actor("replicaset"); got != "replicaset" {

@@ -88,7 +88,7 @@ func Run(ctx context.Context, d control.Dir, opts Options) error {
 	defer func() {
 		fmt.Fprintln(out, l.Msg("stopping the lab"))
 		if err := s.stop(); err != nil {
-			fmt.Fprintln(errOut, l.Msg("Error:"), err)
+			fmt.Fprintln(errOut, l.Msgf("Error: %s", err))
 		}
 	}()
 

@@ -122,7 +122,7 @@ func TestLangJS(t *testing.T) {
 	if err := json.Unmarshal([]byte(strings.TrimSuffix(strings.TrimSpace(js), ";")), &got); err != nil {
 		t.Fatalf("%v:\n%s", err, body)
 	}
-	if got.Default != "zh" || got.Messages["zh"]["Running"] != "运行中" || got.Actors["zh"]["replicaset"] != "replicaset (副本集控制器)" {
+	if got.Default != "zh" || got.Messages["zh"]["Running"] != "运行中" || got.Actors["zh"]["replicaset"] != "replicaset（副本集控制器）" {
 		t.Errorf("lang.js: default %q, zh Running %q, replicaset %q", got.Default, got.Messages["zh"]["Running"], got.Actors["zh"]["replicaset"])
 	}
 }

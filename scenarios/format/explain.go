@@ -13,7 +13,7 @@ import (
 // In the language of the scenario (Scenario.In).
 func Explain(w io.Writer, s *Scenario) {
 	l := s.Lang()
-	fmt.Fprintf(w, "%s: %s\n", s.Metadata.Name, s.Spec.Title)
+	fmt.Fprint(w, l.Msgf("%s: %s\n", s.Metadata.Name, s.Spec.Title))
 	if s.Spec.Concept != "" {
 		fmt.Fprint(w, l.Msgf("concept: %s\n", s.Spec.Concept))
 	}

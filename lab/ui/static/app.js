@@ -39,7 +39,7 @@ function t(msg, ...args) {
 }
 
 // actorName names a timeline actor, with a gloss in Chinese:
-// replicaset (副本集控制器). Filters keep the actor's own name.
+// replicaset（副本集控制器）. Filters keep the actor's own name.
 function actorName(a) { return (LANG.actors[lang] || {})[a] || a; }
 
 // WORDS are what the page translates with t() from a variable rather than

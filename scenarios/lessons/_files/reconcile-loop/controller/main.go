@@ -6,9 +6,9 @@
 //
 // (KUBECONFIG names the lab: <state-dir>/kubeconfig).
 //
-// 一个 User 的控制器: 为每个 User 维护一个 ConfigMap user-NAME，保存它的
+// 一个 User 的控制器：为每个 User 维护一个 ConfigMap user-NAME，保存它的
 // userID、email 和 groups。reconcile-loop 这一课请你补全 Reconcile，然后用
-// go run . 让它连上 lab 运行。
+// go run . 让它连上实验环境运行。
 package main
 
 import (
