@@ -78,7 +78,7 @@ func untrusted(minor, prefix string, err error, remove string) error {
 	if !errors.As(err, &e) {
 		return fmt.Errorf("%s: %s%w", Name(minor), prefix, err)
 	}
-	return fmt.Errorf("%s: %w: %s%s, so crdlab does not run it: %s, %s", Name(minor), ErrUntrusted, prefix, e, e.fix, remove)
+	return fmt.Errorf("%s: %w: %s%s %s, so crdlab does not run it: %s, %s", Name(minor), ErrUntrusted, prefix, e.path, e.why, e.fix, remove)
 }
 
 // owned checks that path is a regular file (a folder when dir) of the
