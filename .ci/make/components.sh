@@ -19,4 +19,7 @@ done
 for m; do
 	echo "== crdlab-k8s-$m"
 	(cd "lab/components/$m" && "$GO" build -o "$BINDIR/crdlab-k8s-$m" .)
+	# crdlab runs no components executable that group or others could
+	# change (lab/kubeminor), whatever the umask.
+	chmod go-w "$BINDIR" "$BINDIR/crdlab-k8s-$m"
 done

@@ -196,3 +196,55 @@ func TestSeedWalkthroughOnKubernetes(t *testing.T) {
 		})
 	}
 }
+
+// Issue 37: a components executable that another user planted, mode 0777,
+// is run neither by 'crdlab version' (which lists it as refused, with the
+// reason) nor by 'up --kubernetes' or 'envtest --kubernetes' (one line that
+// names it, why, and what to do): the planted script would create a file.
+func TestUntrustedComponentsAreNotRun(t *testing.T) {
+	minor := kubeminor.ComponentsMinors()[0]
+	for name, plant := range map[string]func(t *testing.T, dir, path string){
+		"another user's, mode 0777": func(t *testing.T, _, path string) {
+			if err := os.Chown(path, 65534, 65534); err != nil {
+				t.Skipf("chown to uid 65534 needs root: %v", err)
+			}
+			if err := os.Chmod(path, 0o777); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"in a folder writable by all": func(t *testing.T, dir, _ string) {
+			if err := os.Chmod(dir, 0o777); err != nil {
+				t.Fatal(err)
+			}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir, marker := t.TempDir(), filepath.Join(t.TempDir(), "ran")
+			path := filepath.Join(dir, kubeminor.Name(minor))
+			script := "#!/bin/sh\ntouch '" + marker + "'\necho '{\"crdlab\":\"(devel)\",\"kubernetes\":\"" + kubeminor.Patch(minor) + "\",\"go\":\"go1.26.0\"}'\n"
+			if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			plant(t, dir, path)
+			c := newCLI(t)
+			c.env = append(c.env, kubeminor.DirEnv+"="+dir, "XDG_CACHE_HOME="+t.TempDir(), kubeminor.Env+"=")
+
+			out := c.mustRun("version")
+			if want := "  " + minor + "  refused, not run: " + kubeminor.Name(minor) + ": components executable not trusted: " + path; !strings.Contains(out, want) {
+				t.Errorf("crdlab version does not say %q:\n%s", want, out)
+			}
+			for _, args := range [][]string{{"up", "-d", "--kubernetes", minor}, {"envtest", "--kubernetes", minor}} {
+				out, code := c.run(args...)
+				if code != 1 || strings.Count(out, "\n") != 1 || !strings.Contains(out, path) || !strings.Contains(out, "does not run it") {
+					t.Errorf("crdlab %s: exit %d, want 1 and one line naming %s:\n%s", strings.Join(args, " "), code, path, out)
+				}
+			}
+			if _, err := os.Stat(marker); err == nil {
+				t.Errorf("%s was run", path)
+			}
+			if left := c.processes(); len(left) != 0 {
+				t.Errorf("processes left: %v", left)
+			}
+		})
+	}
+}

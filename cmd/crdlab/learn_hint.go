@@ -15,6 +15,7 @@ import (
 
 	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/lab/lang"
+	"github.com/crdlab/crdlab/lab/server"
 	"github.com/crdlab/crdlab/scenarios"
 )
 
@@ -53,6 +54,9 @@ func askHint(ctx context.Context, out io.Writer, sd control.Dir) error {
 	if err != nil {
 		return fmt.Errorf("the lesson's socket %s: %w", sd.LearnSocket(), err)
 	}
+	if len(answer) == 0 {
+		return fmt.Errorf("the lesson's socket %s gave no answer: it answers the user who runs the lesson only", sd.LearnSocket())
+	}
 	_, err = fmt.Fprintln(out, strings.TrimSpace(string(answer)))
 	return err
 }
@@ -66,7 +70,9 @@ func serveHints(ctx context.Context, sd control.Dir, hints chan<- scenarios.Hint
 		return nil, fmt.Errorf("%w (%s): one lesson at a time", errLessonRuns, path)
 	}
 	_ = os.Remove(path) // left by a lesson that was killed
-	ln, err := net.Listen("unix", path)
+	// 0600, and only this user's (and root's) processes answered, as the
+	// control socket: a hint is the learner's.
+	ln, err := server.ListenPrivate(path)
 	if err != nil {
 		return nil, fmt.Errorf("unable to serve the lesson's socket: %w", err)
 	}

@@ -22,7 +22,9 @@ func newVersionCommand() *cobra.Command {
 (Kubernetes {BUILTIN}, etcd), then each Kubernetes minor crdlab serves:
 built in, or the components executable found for it (crdlab-k8s-<minor>,
 in $CRDLAB_COMPONENTS_DIR, next to crdlab, or in the user cache) and the
-version it serves, or where it was looked for.`),
+version it serves, or where it was looked for. An executable that anyone
+but you or root could have changed, or (for a release of crdlab) that is
+not its release's, is listed as refused, with the reason, and not run.`),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			v := multicall.BuildVersions()
@@ -36,7 +38,8 @@ version it serves, or where it was looked for.`),
 }
 
 // printMinors lists each supported minor: built in, found (where, and the
-// version it serves) or not found (where crdlab looked).
+// version it serves), refused before it ran (why) or not found (where
+// crdlab looked).
 func printMinors(ctx context.Context, out io.Writer, v multicall.Versions) {
 	fmt.Fprintln(out, "kubernetes minors:")
 	w := kubeminor.Here(v.Crdlab, v.Release)
@@ -57,6 +60,8 @@ func printMinors(ctx context.Context, out io.Writer, v multicall.Versions) {
 				where[i] = filepath.Dir(p)
 			}
 			fmt.Fprintf(out, "  %s  not found (looked in %s; make components K8S=%s)\n", minor, strings.Join(where, ", "), minor)
+		case errors.Is(err, kubeminor.ErrUntrusted):
+			fmt.Fprintf(out, "  %s  refused, not run: %v\n", minor, err)
 		default:
 			fmt.Fprintf(out, "  %s  unusable: %v\n", minor, err)
 		}

@@ -21,6 +21,12 @@
 //     and downloaded there from crdlab's signed release when crdlab is a
 //     release build (download.go).
 //
-// Each executable found is asked its version ('crdlab-k8s-1.36 version',
-// one JSON object) and refused when it serves another minor.
+// Nothing found is run before it is trusted (trust.go): the executable and
+// its folder must belong to the current user or root and be writable by
+// no one else, and a release build of crdlab runs only its release's
+// executables, by their SHA-256 linked into it (make release). Otherwise
+// ErrUntrusted names the path, why, and what to do. Then the executable
+// is asked its version ('crdlab-k8s-1.36 version', one JSON object) and
+// refused when it serves another minor or, for a build from a checkout
+// that knows its commit, was built from another commit.
 package kubeminor

@@ -25,6 +25,9 @@ import (
 	"github.com/crdlab/crdlab/lab/labtest/release"
 )
 
+// releasedComponents is the crdlab-k8s-1.35 of componentsRelease.
+const releasedComponents = "#!/bin/sh\n[ \"$1\" = version ] || exit 2\necho '{\"crdlab\":\"v0.2.0\",\"kubernetes\":\"v1.35.8\",\"go\":\"go1.26.0\"}'\n"
+
 // componentsRelease serves on 127.0.0.1 a release v0.2.0 whose index
 // lists a components archive of 1.35 for this platform, holding a fake
 // crdlab-k8s-1.35; with tamper, the archive served is not the one indexed.
@@ -49,7 +52,7 @@ func componentsRelease(t *testing.T, tamper bool, n *int) string {
 		}
 		return buf.Bytes()
 	}
-	data := archive("#!/bin/sh\n[ \"$1\" = version ] || exit 2\necho '{\"crdlab\":\"v0.2.0\",\"kubernetes\":\"v1.35.8\",\"go\":\"go1.26.0\"}'\n")
+	data := archive(releasedComponents)
 	sum := sha256.Sum256(data)
 	if tamper {
 		data = archive("#!/bin/sh\necho tampered\n")
@@ -120,6 +123,8 @@ func TestFindDownloadsForARelease(t *testing.T) {
 	}
 	w := kubeminor.Here("v0.2.0", true)
 	w.Self = self
+	released := sha256.Sum256([]byte(releasedComponents))
+	w.Digests = map[string]string{"1.35": hex.EncodeToString(released[:])} // as make release links them
 
 	var tamperedRequests int
 	t.Setenv(install.DownloadURLEnv, componentsRelease(t, true, &tamperedRequests))
@@ -162,6 +167,8 @@ func TestFindChecksTheCache(t *testing.T) {
 	t.Setenv(install.DownloadURLEnv, componentsRelease(t, false, &requests))
 	w := kubeminor.Here("v0.2.0", true)
 	w.Self = self
+	released := sha256.Sum256([]byte(releasedComponents))
+	w.Digests = map[string]string{"1.35": hex.EncodeToString(released[:])} // as make release links them
 	_, planted := w.Candidates("1.35")
 	ran := filepath.Join(t.TempDir(), "ran")
 	if err := os.MkdirAll(filepath.Dir(planted), 0o755); err != nil {

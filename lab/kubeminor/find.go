@@ -55,6 +55,11 @@ type Where struct {
 	// NoDownload looks in the cache without downloading ('crdlab
 	// version' lists what is there).
 	NoDownload bool
+	// Digests are the SHA-256 (hex) of the components executables of
+	// crdlab's release for this platform, by minor: a release build runs
+	// only these (trust.go). Here fills them in from what make release
+	// linked into crdlab.
+	Digests map[string]string
 }
 
 // Here is where a crdlab of version crdlab (as 'crdlab version' prints it)
@@ -63,7 +68,11 @@ type Where struct {
 // whatever version the Go toolchain stamped on it ("(devel)", or a
 // pseudo-version of the commit).
 func Here(crdlab string, release bool) Where {
-	return Where{Crdlab: crdlab, Release: release && crdlab != ""}
+	w := Where{Crdlab: crdlab, Release: release && crdlab != ""}
+	if w.Release {
+		w.Digests = linkedDigests()
+	}
+	return w
 }
 
 // Candidates returns the paths Find tries for minor, in order, and the
@@ -128,12 +137,12 @@ func Find(ctx context.Context, minor string, w Where) (*Components, error) {
 		if _, err := os.Stat(p); err != nil {
 			continue
 		}
-		return Check(ctx, minor, p)
+		return w.Check(ctx, minor, p)
 	}
 	if cache != "" {
 		err := fromCache(ctx, minor, w, cache)
 		if err == nil {
-			return Check(ctx, minor, cache)
+			return w.Check(ctx, minor, cache)
 		}
 		if !errors.Is(err, errNotCached) {
 			return nil, fmt.Errorf("%s: %w", Name(minor), err)
@@ -160,14 +169,21 @@ func dirs(paths []string) []string {
 const checkTimeout = 30 * time.Second
 
 // Check asks the executable at path its version and returns it if it
-// serves minor.
-func Check(ctx context.Context, minor, path string) (*Components, error) {
+// serves minor. Before it runs anything, it refuses (ErrUntrusted) an
+// executable that anyone but the current user or root could have written,
+// or, for a release build, one whose SHA-256 is not its release's; after,
+// for a build from a checkout, one built from another commit
+// (ErrWrongVersion).
+func (w Where) Check(ctx context.Context, minor, path string) (*Components, error) {
 	abs, err := filepath.Abs(path)
 	if err == nil {
 		abs, err = filepath.EvalSymlinks(abs)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s: %w", Name(minor), path, err)
+	}
+	if err := w.trust(minor, abs); err != nil {
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
@@ -187,6 +203,9 @@ func Check(ctx context.Context, minor, path string) (*Components, error) {
 	}
 	if Of(v.Kubernetes) != minor {
 		return nil, fmt.Errorf("%s: %w: %s serves Kubernetes %s", Name(minor), ErrWrongVersion, abs, v.Kubernetes)
+	}
+	if err := w.sameBuild(minor, abs, v); err != nil {
+		return nil, err
 	}
 	return &Components{Minor: minor, Path: abs, Versions: v}, nil
 }

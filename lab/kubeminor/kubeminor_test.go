@@ -74,12 +74,15 @@ func TestWithinSkew(t *testing.T) {
 }
 
 // fakeComponents writes an executable to dir that prints versions as a
-// components executable does.
+// components executable built from commit 0123456789ab does.
 func fakeComponents(t *testing.T, dir, minor, kubernetes string) string {
 	t.Helper()
 	path := filepath.Join(dir, kubeminor.Name(minor))
-	script := "#!/bin/sh\n[ \"$1\" = version ] || exit 2\necho '{\"crdlab\":\"(devel)\",\"kubernetes\":\"" + kubernetes + "\",\"go\":\"go1.26.0\"}'\n"
+	script := "#!/bin/sh\n[ \"$1\" = version ] || exit 2\necho '{\"crdlab\":\"(devel) 0123456789ab\",\"kubernetes\":\"" + kubernetes + "\",\"go\":\"go1.26.0\"}'\n"
 	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, 0o755); err != nil { // whatever the umask
 		t.Fatal(err)
 	}
 	return path

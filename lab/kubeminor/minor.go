@@ -21,6 +21,10 @@ var (
 	// ErrWrongVersion: a components executable serves another minor, or
 	// does not say which.
 	ErrWrongVersion = errors.New("components executable of another version")
+	// ErrUntrusted: a components executable crdlab does not run: anyone
+	// but the current user or root could have written it, or it is not
+	// the one of crdlab's release (trust.go).
+	ErrUntrusted = errors.New("components executable not trusted")
 )
 
 var versionRE = regexp.MustCompile(`^v?(\d+)\.(\d+)(\.\d+)?$`)

@@ -21,8 +21,10 @@
 //   - Otherwise a lab of its own: 'crdlab up' on a temporary state dir,
 //     a child of the test process that dies with it, even on kill -9 of
 //     the test binary or of 'go test'. The binary is Binary, else
-//     $CRDLAB_BINARY, else crdlab on $PATH, else the release matching this
-//     module's version downloaded, checked and cached (package install).
+//     $CRDLAB_BINARY, else crdlab on $PATH if it is the release this
+//     module pins (its version, or $CRDLAB_VERSION: another is refused,
+//     install.ErrOtherVersion), else that release downloaded, checked and
+//     cached (package install).
 //
 // It reaches a running lab through package control (this module's
 // lab/labtest/control), the one definition of a lab's state dir and of

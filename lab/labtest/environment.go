@@ -65,9 +65,10 @@ var (
 // its own with every component and no sample CRDs.
 type Environment struct {
 	// Binary is the crdlab executable. Empty: $CRDLAB_BINARY, then crdlab
-	// on $PATH, then the release of this module's version (or
-	// $CRDLAB_VERSION) downloaded from $CRDLAB_DOWNLOAD_URL into the user
-	// cache dir, checked (see package install).
+	// on $PATH if it is the release of this module's version (or
+	// $CRDLAB_VERSION; another is refused), then that release downloaded
+	// from $CRDLAB_DOWNLOAD_URL into the user cache dir, checked (see
+	// package install).
 	Binary string
 
 	// AttachTo is the state dir of a lab 'crdlab up -d' runs, to use

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+	"time"
 
 	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/lab/writefile"
@@ -16,8 +17,10 @@ var ErrUnsafe = errors.New("state dir not private")
 
 // Lock takes the state dir d for this process, creating the folder if
 // needed: an exclusive flock(2) on d.LockFile(), which control.Dir.Status
-// checks. It fails with control.ErrRunning when another lab holds it. The
-// lock goes with the process, however it ends; unlock releases it earlier.
+// checks. It fails with control.ErrRunning when another lab holds it (one
+// still starting after lockWait); a status probe holding it for an instant
+// is waited for. The lock goes with the process, however it ends; unlock
+// releases it earlier.
 func Lock(d control.Dir) (unlock func(), err error) {
 	if err := writefile.EnsureWritable(string(d)); err != nil {
 		return nil, err
@@ -29,14 +32,40 @@ func Lock(d control.Dir) (unlock func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("unable to open lock %s: %w", d.LockFile(), err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := lockBriefly(d, f); err != nil {
 		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, runningError(d)
-		}
-		return nil, fmt.Errorf("unable to lock %s: %w", d.LockFile(), err)
+		return nil, err
 	}
 	return func() { _ = f.Close() }, nil
+}
+
+// lockWait bounds how long Lock waits for a lock held by someone who is
+// not a running lab: a status probe (control.Dir.Status takes it shared
+// for an instant, over and over under 'watch crdlab status') or a lab
+// starting.
+const (
+	lockWait = time.Second
+	lockPoll = 2 * time.Millisecond
+)
+
+// lockBriefly takes the exclusive lock on f, d's lock file, retrying for
+// lockWait while it is held but no lab runs (a probe, a lab starting); a
+// running lab's is refused at once.
+func lockBriefly(d control.Dir, f *os.File) error {
+	deadline := time.Now().Add(lockWait)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		switch {
+		case err == nil:
+			return nil
+		case !errors.Is(err, syscall.EWOULDBLOCK):
+			return fmt.Errorf("unable to lock %s: %w", d.LockFile(), err)
+		}
+		if _, running := d.Status(); running == nil || time.Now().After(deadline) {
+			return runningError(d)
+		}
+		time.Sleep(lockPoll)
+	}
 }
 
 // checkPrivate refuses a state dir another user could write to: whoever can

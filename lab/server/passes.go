@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/lab/timeline"
@@ -14,16 +15,28 @@ import (
 
 // takePasses serves control.RoutePasses: each reconcile pass of a
 // controller outside the lab's process (a suite's own operator) goes into
-// the lab's own events, as one of its sample operators' passes does.
+// the lab's own events, as one of its sample operators' passes does,
+// within the limits of passlimits.go: a request of more than
+// maxPassesBody, or a pass whose names are too long, ends the request
+// with an error (the passes before it are taken).
 func takePasses(record func(timeline.Event)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		dec := json.NewDecoder(r.Body)
-		for {
+		dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxPassesBody))
+		for i := 0; ; i++ {
 			var p control.Pass
 			if err := dec.Decode(&p); err != nil {
-				if !errors.Is(err, io.EOF) {
+				var tooLarge *http.MaxBytesError
+				switch {
+				case errors.As(err, &tooLarge):
+					writeError(w, http.StatusRequestEntityTooLarge, fmt.Errorf("reconcile passes: more than %d bytes in one request", tooLarge.Limit))
+				case !errors.Is(err, io.EOF):
 					writeError(w, http.StatusBadRequest, fmt.Errorf("unable to read a reconcile pass: %w", err))
 				}
+				return
+			}
+			p, err := cleanPass(i, p, time.Now())
+			if err != nil {
+				writeError(w, http.StatusBadRequest, err)
 				return
 			}
 			record(passEvent(p))

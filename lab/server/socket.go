@@ -201,13 +201,9 @@ func listenControl(ctx context.Context, d control.Dir, h http.Handler) error {
 	}
 	path := d.ControlSocket()
 	_ = os.Remove(path) // left by a lab that was killed; the state dir lock is ours
-	ln, err := net.Listen("unix", path)
+	ln, err := ListenPrivate(path)
 	if err != nil {
-		return fmt.Errorf("unable to listen on %s: %w", path, err)
-	}
-	if err := os.Chmod(path, 0o600); err != nil {
-		ln.Close()
-		return fmt.Errorf("unable to restrict %s: %w", path, err)
+		return err
 	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
 	go func() {
@@ -215,8 +211,24 @@ func listenControl(ctx context.Context, d control.Dir, h http.Handler) error {
 		_ = srv.Close()
 		_ = os.Remove(path)
 	}()
-	go func() { _ = srv.Serve(ownerOnly{ln.(*net.UnixListener)}) }()
+	go func() { _ = srv.Serve(ln) }()
 	return nil
+}
+
+// ListenPrivate listens on the Unix socket path, mode 0600, and accepts
+// connections from processes of this user (and root) only, whatever the
+// socket's mode: their credentials are checked as well. The control
+// socket and learn.sock ('crdlab learn') are such sockets.
+func ListenPrivate(path string) (net.Listener, error) {
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("unable to listen on %s: %w", path, err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("unable to restrict %s: %w", path, err)
+	}
+	return ownerOnly{ln.(*net.UnixListener)}, nil
 }
 
 // ownerOnly accepts connections from processes of this user (and root)

@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -24,8 +25,11 @@ import (
 //go:embed static
 var static embed.FS
 
-// cookie holds the token once the page has been opened with it.
-const cookie = "crdlab-ui"
+// cookiePrefix names the cookie that holds the token once the page has
+// been opened with it: crdlab-ui-<port>. A browser sends a cookie of
+// 127.0.0.1 to every port of it: one name per port keeps two labs' tokens
+// apart.
+const cookiePrefix = "crdlab-ui-"
 
 // ErrPortInUse: the UI's port is taken.
 var ErrPortInUse = errors.New("port in use")
@@ -38,10 +42,11 @@ type Server struct {
 	// (the lab's: 'crdlab up --lang'). "": English.
 	Lang lang.Lang
 
-	store *store
-	token string
-	ln    net.Listener
-	srv   *http.Server
+	store  *store
+	token  string
+	cookie string // cookiePrefix and the port
+	ln     net.Listener
+	srv    *http.Server
 }
 
 // Listen makes the UI's server, listening on 127.0.0.1:port (0: a free
@@ -59,7 +64,8 @@ func Listen(port int) (*Server, error) {
 		ln.Close()
 		return nil, err
 	}
-	s := &Server{store: newStore(), token: hex.EncodeToString(b), ln: ln}
+	s := &Server{store: newStore(), token: hex.EncodeToString(b), ln: ln,
+		cookie: cookiePrefix + strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)}
 	s.srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 5 * time.Second}
 	return s, nil
 }
@@ -135,7 +141,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 				http.Error(w, "crdlab ui: wrong token: open the URL 'crdlab up' printed ('crdlab status' shows it)", http.StatusUnauthorized)
 				return
 			}
-			http.SetCookie(w, &http.Cookie{Name: cookie, Value: s.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+			http.SetCookie(w, &http.Cookie{Name: s.cookie, Value: s.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 			if r.URL.Path == "/" {
 				// Take the token out of the address bar and history.
 				u := *r.URL
@@ -148,7 +154,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if c, err := r.Cookie(cookie); err == nil && s.valid(c.Value) {
+		if c, err := r.Cookie(s.cookie); err == nil && s.valid(c.Value) {
 			next.ServeHTTP(w, r)
 			return
 		}

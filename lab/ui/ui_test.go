@@ -58,8 +58,8 @@ func TestOnlyTheTokenHolderGetsIn(t *testing.T) {
 		t.Fatalf("/ with the token: %d to %q, want 303 to / (the token out of the address bar)", resp.StatusCode, resp.Header.Get("Location"))
 	}
 	cookies := resp.Cookies()
-	if len(cookies) != 1 || !cookies[0].HttpOnly || cookies[0].SameSite != http.SameSiteStrictMode {
-		t.Fatalf("cookies %+v: want one, HttpOnly and SameSite=Strict", cookies)
+	if len(cookies) != 1 || !cookies[0].HttpOnly || cookies[0].SameSite != http.SameSiteStrictMode || cookies[0].Path != "/" {
+		t.Fatalf("cookies %+v: want one, HttpOnly, SameSite=Strict, Path=/", cookies)
 	}
 	withCookie := func(r *http.Request) { r.AddCookie(cookies[0]) }
 	for _, path := range []string{"/", "/app.js", "/app.css", "/api/state"} {
@@ -75,6 +75,43 @@ func TestOnlyTheTokenHolderGetsIn(t *testing.T) {
 	}
 	if !strings.HasPrefix(s.Address(), "http://127.0.0.1:") || !strings.HasSuffix(s.URL(), "?token="+s.Token()) {
 		t.Errorf("address %s, URL %s", s.Address(), s.URL())
+	}
+}
+
+// Issue 37: each lab's UI names its cookie by its port, so that two labs
+// (a browser sends 127.0.0.1's cookies to every port) keep their own
+// tokens; one lab's cookie does not open the other's UI.
+func TestTheCookieIsNamedByPort(t *testing.T) {
+	cookieOf := func(s *Server) *http.Cookie {
+		t.Helper()
+		req := httptest.NewRequest(http.MethodGet, "/?token="+s.Token(), nil)
+		req.Host = "127.0.0.1"
+		rec := httptest.NewRecorder()
+		s.Handler().ServeHTTP(rec, req)
+		cookies := rec.Result().Cookies()
+		if len(cookies) != 1 {
+			t.Fatalf("%s: cookies %+v, want one", s.Address(), cookies)
+		}
+		return cookies[0]
+	}
+	a, _ := newServer(t)
+	b, _ := newServer(t)
+	ca, cb := cookieOf(a), cookieOf(b)
+	for s, c := range map[*Server]*http.Cookie{a: ca, b: cb} {
+		if want := "crdlab-ui-" + strings.TrimSuffix(strings.TrimPrefix(s.Address(), "http://127.0.0.1:"), "/"); c.Name != want {
+			t.Errorf("%s sets the cookie %s, want %s", s.Address(), c.Name, want)
+		}
+	}
+	if ca.Name == cb.Name {
+		t.Errorf("two labs' UIs set the same cookie %s", ca.Name)
+	}
+	req := httptest.NewRequest(http.MethodGet, "/api/state", nil)
+	req.Host = "127.0.0.1"
+	req.AddCookie(ca)
+	rec := httptest.NewRecorder()
+	b.Handler().ServeHTTP(rec, req)
+	if rec.Code != http.StatusUnauthorized {
+		t.Errorf("%s with the cookie of %s: %d, want 401", b.Address(), a.Address(), rec.Code)
 	}
 }
 

@@ -43,7 +43,11 @@ const (
 	RouteReports Route = "POST /reports"
 	// RoutePasses takes reconcile passes of controllers outside the lab's
 	// process, one JSON object per line (Pass), and puts them on the lab's
-	// timeline.
+	// timeline: at most 8 MiB a request, names of at most 253 characters,
+	// 100 triggers and 1,000 writes a pass (a pass beyond ends the request
+	// with 400, the passes before it taken); control characters are
+	// stripped, long errors cut, and a pass's end put within the hour
+	// before the lab's now.
 	RoutePasses Route = "POST /passes"
 )
 

@@ -112,14 +112,16 @@ func (d Dir) readStatus() (*Status, error) {
 }
 
 // held reports whether a process holds the state dir's lock, that is,
-// whether a lab runs (or starts) on it.
+// whether a lab runs (or starts) on it. It asks with a shared lock, for an
+// instant: probes never see each other as a lab, and a lab starting
+// meanwhile waits for it (lab/server's Lock retries briefly).
 func (d Dir) held() bool {
 	f, err := os.Open(d.LockFile())
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
 		return errors.Is(err, syscall.EWOULDBLOCK)
 	}
 	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)

@@ -4,6 +4,9 @@
 // Find looks, in order, at Options.Binary, $CRDLAB_BINARY and crdlab on
 // $PATH; failing those it downloads the crdlab release matching this
 // module's own version (or $CRDLAB_VERSION) for this OS and architecture.
+// A crdlab on $PATH must be that release ('crdlab version' says): another
+// is refused (ErrOtherVersion) rather than run with a labtest it was not
+// released with; a development build of this module pins none.
 //
 // A release is the folder <base>/<version>/ of what 'make release'
 // publishes (GitHub's release asset layout; base is $CRDLAB_DOWNLOAD_URL,

@@ -1,6 +1,7 @@
 package install
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -56,6 +57,9 @@ var (
 	// ErrUntrusted: a cached executable, or a folder of the cache above
 	// it, belongs to another user or may be changed by group or others.
 	ErrUntrusted = errors.New("untrusted file in crdlab's cache")
+	// ErrOtherVersion: the crdlab on $PATH is not the release this
+	// labtest module pins (or $CRDLAB_VERSION, or Options.Version).
+	ErrOtherVersion = errors.New("crdlab on $PATH is another version")
 )
 
 // Options says where to find crdlab and where to download it from. The
@@ -87,7 +91,11 @@ type Options struct {
 }
 
 // Find returns the path of the crdlab executable: Binary, $CRDLAB_BINARY,
-// crdlab on $PATH, or a release downloaded into the cache (Download).
+// crdlab on $PATH, or a release downloaded into the cache (Download). A
+// crdlab on $PATH is taken only if it is the release pinned (Version,
+// $CRDLAB_VERSION, else this module's version; 'crdlab version' says),
+// else refused with ErrOtherVersion; when nothing is pinned (a development
+// build of this module) it is taken as it is.
 func Find(ctx context.Context, opts Options) (string, error) {
 	if opts.Binary != "" {
 		if _, err := os.Stat(opts.Binary); err != nil {
@@ -102,13 +110,22 @@ func Find(ctx context.Context, opts Options) (string, error) {
 		return b, nil
 	}
 	if b, err := exec.LookPath("crdlab"); err == nil {
-		return filepath.Abs(b)
+		if b, err = filepath.Abs(b); err != nil {
+			return "", err
+		}
+		return b, checkPinned(ctx, b, opts.pinned())
 	}
 	b, err := Download(ctx, opts)
 	if err != nil {
 		return "", fmt.Errorf("%w on $PATH nor in $%s, and %w", ErrNotFound, BinaryEnv, err)
 	}
 	return b, nil
+}
+
+// pinned is the release Find wants: Version, $CRDLAB_VERSION, else this
+// module's version; "" for a development build.
+func (o Options) pinned() string {
+	return cmp.Or(o.Version, os.Getenv(VersionEnv), ModuleVersion())
 }
 
 // settings are Options with the variables and defaults applied.

@@ -234,3 +234,66 @@ func TestDownloadErrors(t *testing.T) {
 		}
 	})
 }
+
+// Issue 37: a crdlab on $PATH that is not the release pinned (Version,
+// $CRDLAB_VERSION, the module's version) is refused, naming it, both
+// versions and what to do; nothing is downloaded. Nothing pinned (a
+// development build of labtest): it is taken without being run.
+func TestFindRefusesAnotherVersionOnPath(t *testing.T) {
+	cache := isolate(t)
+	rel := releasetest.New(t, releasetest.Options{})
+	pathDir := t.TempDir()
+	t.Setenv("PATH", pathDir)
+	onPath := filepath.Join(pathDir, "crdlab")
+	marker := filepath.Join(t.TempDir(), "ran")
+	script := "#!/bin/sh\n: >'" + marker + "' # no touch: $PATH is the test's\n[ \"$1\" = version ] && printf 'crdlab:             v0.1.0\\nkubernetes:         v1.37.2\\n'\n"
+	if err := os.WriteFile(onPath, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+
+	for name, set := range map[string]func(*install.Options){
+		"Version":         func(o *install.Options) { o.Version = releasetest.Version },
+		"$CRDLAB_VERSION": func(*install.Options) { t.Setenv(install.VersionEnv, releasetest.Version) },
+	} {
+		t.Setenv(install.VersionEnv, "")
+		opts := install.Options{DownloadURL: rel.URL(), CacheDir: cache}
+		set(&opts)
+		got, err := install.Find(ctx, opts)
+		if !errors.Is(err, install.ErrOtherVersion) {
+			t.Fatalf("%s %s: Find = %s, %v; want ErrOtherVersion", name, releasetest.Version, got, err)
+		}
+		for _, want := range []string{onPath, "v0.1.0", "not " + releasetest.Version, install.BinaryEnv + "=" + onPath} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: the refusal %q does not say %q", name, err, want)
+			}
+		}
+		if n := rel.ArchiveCount(); n != 0 {
+			t.Errorf("%s: %d downloads, want none", name, n)
+		}
+	}
+
+	// The pinned release on $PATH is taken.
+	script = strings.ReplaceAll(script, "v0.1.0", releasetest.Version)
+	if err := os.WriteFile(onPath, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := install.Find(ctx, install.Options{Version: releasetest.Version, DownloadURL: rel.URL(), CacheDir: cache}); err != nil || got != onPath {
+		t.Errorf("Find with the pinned release on $PATH = %s, %v; want %s", got, err, onPath)
+	}
+
+	// Nothing pinned: taken as it is, not run.
+	t.Setenv(install.VersionEnv, "")
+	if err := os.Remove(marker); err != nil {
+		t.Fatal(err)
+	}
+	if install.ModuleVersion() != "" {
+		t.Skipf("this labtest is the release %s: something is pinned", install.ModuleVersion())
+	}
+	if got, err := install.Find(ctx, install.Options{}); err != nil || got != onPath {
+		t.Errorf("Find with nothing pinned = %s, %v; want %s", got, err, onPath)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("Find with nothing pinned ran %s", onPath)
+	}
+}

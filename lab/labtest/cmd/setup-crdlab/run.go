@@ -22,9 +22,10 @@ else:
   envtest  a KUBEBUILDER_ASSETS folder (etcd, kube-apiserver, kubectl run
            by crdlab): what 'crdlab envtest' prints
 
-crdlab is, in order: $CRDLAB_BINARY, crdlab on $PATH, or the crdlab release
-of this command's version (or --version, $CRDLAB_VERSION) for this OS and
-architecture, downloaded from --download-url ($CRDLAB_DOWNLOAD_URL, default
+crdlab is, in order: $CRDLAB_BINARY, crdlab on $PATH if it is the release
+wanted (another is refused), or the crdlab release of this command's
+version (or --version, $CRDLAB_VERSION) for this OS and architecture,
+downloaded from --download-url ($CRDLAB_DOWNLOAD_URL, default
 https://github.com/crdlab/crdlab/releases/download): <url>/<version>/index.json,
 its signature (index.json.sig) checked against the release keys compiled
 into this command, names the archive, its size and its SHA-256, checked
