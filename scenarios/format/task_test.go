@@ -60,7 +60,7 @@ func TestTaskProblems(t *testing.T) {
 		{"a cause's reason", head + "  - task: {text: do, check: [{expectError: {apply: {object: {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}}, causes: [{field: data, reason: Required}]}}]}\n", `expectError.causes[0].reason "Required": want one of FieldValueInvalid, FieldValueRequired`},
 		{"bad CEL", head + "  - task: {text: do, check: [{expect: {resource: {apiVersion: v1, kind: Pod}, cel: 'a =='}}]}\n", "task.check[0]: expect.cel:"},
 		{"delete probe", head + "  - task: {text: do, check: [{expectError: {delete: {apiVersion: v1, kind: Pod, name: a}}}]}\n", "a task tries its write as a dry run"},
-		{"unknown check field", head + "  - task: {text: do, check: [{expct: {}}]}\n", `:7: unknown field "expct" in a task's check (fields: expect, expectError, expectAccepted)`},
+		{"unknown check field", head + "  - task: {text: do, check: [{expct: {}}]}\n", `:7: unknown field "expct" in a task's check (fields: text, expect, expectError, expectAccepted)`},
 		{"zh hints", head + "  - task: {text: do, hints: [a], check: [" + expect + "]}\n    zh: {task: {text: 做, hints: [一, 二]}}\n", "zh.task.hints: 2 hints, want as many as task.hints (1)"},
 		{"zh task elsewhere", head + "  - wait: 1s\n    zh: {task: {text: 做}}\n", "zh.task: only a task step has a task's text, not wait"},
 		{"timeout", head + "  - task: {text: do, check: [" + expect + "]}\n    timeout: 1s\n", "timeout applies to expect"},
