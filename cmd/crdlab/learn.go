@@ -140,6 +140,10 @@ func runLesson(ctx context.Context, out io.Writer, in io.Reader, g *globalFlags,
 	if err != nil {
 		return err
 	}
+	cluster, err := scenarios.ClusterID(ctx, cfg)
+	if err != nil {
+		return err
+	}
 
 	hints := make(chan scenarios.HintRequest)
 	stop, err := serveHints(ctx, sd, hints, l)
@@ -152,7 +156,7 @@ func runLesson(ctx context.Context, out io.Writer, in io.Reader, g *globalFlags,
 	fmt.Fprintln(out, l.Msgf("lesson files: %s", files))
 	fmt.Fprintln(out, l.Msgf("your kubectl: export KUBECONFIG=%s", sd.Kubeconfig()))
 	fmt.Fprintln(out, l.Msg("stuck? press Enter for a hint, or run 'crdlab learn hint' in another terminal"))
-	if n := p.count(s); n > 0 {
+	if n := p.count(s); n > 0 && (p.Cluster == "" || p.Cluster == cluster) {
 		fmt.Fprintln(out, l.Msgf("%d of %d tasks done in an earlier session: going on from the next (--restart starts over)", n, tasks(s)))
 	}
 	fmt.Fprintln(out)
@@ -172,8 +176,9 @@ func runLesson(ctx context.Context, out io.Writer, in io.Reader, g *globalFlags,
 		Files:     files,
 		Hints:     hints,
 		Done:      p.doneSteps(s),
+		DoneIn:    p.Cluster,
 		TaskDone: func(step int) {
-			if err := p.markDone(sd, s, step); err != nil {
+			if err := p.markDone(sd, s, step, cluster); err != nil {
 				fmt.Fprintln(out, err)
 			}
 		},
