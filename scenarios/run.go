@@ -56,6 +56,7 @@ type runner struct {
 	deleted  map[string]bool // kind/ns/name the scenario deleted
 	created  []*unstructured.Unstructured
 	stopped  []func(context.Context) error // undo of lab steps, in order
+	restores map[string]restore            // what expectRestored checks deleted
 	nodeSeen bool
 }
 
@@ -77,6 +78,7 @@ func newRunner(s *Scenario, target Target, opts Options) (*runner, error) {
 		activity: make(chan struct{}, 1),
 		ours:     map[string]bool{},
 		deleted:  map[string]bool{},
+		restores: map[string]restore{},
 	}, nil
 }
 

@@ -123,7 +123,7 @@ func (r *runner) awaitLines(ctx context.Context, step int, t *format.Task) {
 	var rev int64
 	probes := false
 	for _, c := range t.Check {
-		if c.ExpectError != nil || c.ExpectAccepted != nil {
+		if c.Expect == nil {
 			probes = probes || c.ExpectError != nil
 			continue
 		}
@@ -189,6 +189,8 @@ func (r *runner) checkOne(ctx context.Context, c *format.Check) string {
 		if ok, describe := r.checkOnce(ctx, c.Expect); !ok {
 			return describe().Error()
 		}
+	case c.ExpectRestored != nil:
+		return r.checkRestored(ctx, c.ExpectRestored)
 	case c.ExpectAccepted != nil:
 		if err := r.dryRun(ctx, c.ExpectAccepted.Apply); err != nil {
 			return r.s.Lang().Msgf("%s: refused, want it accepted: %v", r.probeWhat(c.ExpectAccepted.Apply), err)

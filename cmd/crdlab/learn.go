@@ -154,7 +154,9 @@ func runLesson(ctx context.Context, out io.Writer, in io.Reader, g *globalFlags,
 	go hintsFromKeys(ctx, in, hints, l)
 
 	fmt.Fprintln(out, l.Msgf("lesson files: %s", files))
-	fmt.Fprintln(out, l.Msgf("your kubectl: export KUBECONFIG=%s", sd.Kubeconfig()))
+	for _, line := range onboarding(l, sd) {
+		fmt.Fprintln(out, line)
+	}
 	fmt.Fprintln(out, l.Msg("stuck? press Enter for a hint, or run 'crdlab learn hint' in another terminal"))
 	if n := p.count(s); n > 0 && (p.Cluster == "" || p.Cluster == cluster) {
 		fmt.Fprintln(out, l.Msgf("%d of %d tasks done in an earlier session: going on from the next (--restart starts over)", n, tasks(s)))
@@ -215,4 +217,20 @@ func labForLesson(ctx context.Context, out io.Writer, sd control.Dir, l lang.Lan
 		return nil, fmt.Errorf("crdlab up -d: %w", err)
 	}
 	return control.Dial(sd)
+}
+
+// onboarding says, before the first task, how the learner reaches the lab:
+// a second terminal, the kubeconfig (and whether KUBECONFIG names it
+// already), and, with no kubectl on the PATH, the lab's own.
+func onboarding(l lang.Lang, sd control.Dir) []string {
+	out := []string{l.Msg("work in a second terminal: this one runs the lesson")}
+	if os.Getenv("KUBECONFIG") == sd.Kubeconfig() {
+		out = append(out, l.Msgf("your kubectl uses this lab: KUBECONFIG=%s", sd.Kubeconfig()))
+	} else {
+		out = append(out, l.Msgf("your kubectl: export KUBECONFIG=%s", sd.Kubeconfig()))
+	}
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		out = append(out, l.Msgf("no kubectl on your PATH: where a task says kubectl, run crdlab --state-dir %s kubectl (the lab's own, of its Kubernetes version)", sd))
+	}
+	return out
 }

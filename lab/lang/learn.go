@@ -17,15 +17,18 @@ var learnZH = map[string]string{
 	"done. What your writes did:":                                              "完成。你的写操作引发了这些:",
 
 	// crdlab learn (cmd/crdlab).
-	"NAME\tTITLE\tTASKS DONE":            "名称\t标题\t已完成的任务",
-	"lesson files: %s":                   "课程文件: %s",
-	"your kubectl: export KUBECONFIG=%s": "你的 kubectl: export KUBECONFIG=%s",
-	"stuck? press Enter for a hint, or run 'crdlab learn hint' in another terminal":             "卡住了? 按回车键看提示，或者在另一个终端里运行 crdlab learn hint",
-	"%d of %d tasks done in an earlier session: going on from the next (--restart starts over)": "之前已完成 %d/%d 个任务: 从下一个继续 (--restart 从头开始)",
-	"stopped: your progress is kept (%d of %d tasks done); 'crdlab learn %s' goes on":           "已停止: 你的进度已保存 (已完成 %d/%d 个任务)；运行 crdlab learn %s 继续",
-	"no lab running on %s: starting one (crdlab up -d)":                                         "%s 上没有运行中的 lab: 启动一个 (crdlab up -d)",
-	"no task is waiting for you now":                                                            "现在没有等待你完成的任务",
-	"the lesson has ended":                                                                      "这一课已经结束",
+	"NAME\tTITLE\tTASKS DONE":                             "名称\t标题\t已完成的任务",
+	"lesson files: %s":                                    "课程文件: %s",
+	"your kubectl: export KUBECONFIG=%s":                  "你的 kubectl: export KUBECONFIG=%s",
+	"work in a second terminal: this one runs the lesson": "在另一个终端里操作: 这个终端用来运行课程",
+	"your kubectl uses this lab: KUBECONFIG=%s":           "你的 kubectl 已经连着这个 lab: KUBECONFIG=%s",
+	"no kubectl on your PATH: where a task says kubectl, run crdlab --state-dir %s kubectl (the lab's own, of its Kubernetes version)": "PATH 里没有 kubectl: 任务里写 kubectl 的地方，请运行 crdlab --state-dir %s kubectl (lab 自带的、与它的 Kubernetes 版本一致的 kubectl)",
+	"stuck? press Enter for a hint, or run 'crdlab learn hint' in another terminal":                                                    "卡住了? 按回车键看提示，或者在另一个终端里运行 crdlab learn hint",
+	"%d of %d tasks done in an earlier session: going on from the next (--restart starts over)":                                        "之前已完成 %d/%d 个任务: 从下一个继续 (--restart 从头开始)",
+	"stopped: your progress is kept (%d of %d tasks done); 'crdlab learn %s' goes on":                                                  "已停止: 你的进度已保存 (已完成 %d/%d 个任务)；运行 crdlab learn %s 继续",
+	"no lab running on %s: starting one (crdlab up -d)":                                                                                "%s 上没有运行中的 lab: 启动一个 (crdlab up -d)",
+	"no task is waiting for you now": "现在没有等待你完成的任务",
+	"the lesson has ended":           "这一课已经结束",
 }
 
 func init() {

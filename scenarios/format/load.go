@@ -219,7 +219,7 @@ var formatTypes = map[string]reflect.Type{
 	"Expect": reflect.TypeFor[Expect](), "ExpectError": reflect.TypeFor[ExpectError](), "LabAction": reflect.TypeFor[LabAction](),
 	"SpecZH": reflect.TypeFor[SpecZH](), "StepZH": reflect.TypeFor[StepZH](),
 	"Task": reflect.TypeFor[Task](), "Check": reflect.TypeFor[Check](), "TaskZH": reflect.TypeFor[TaskZH](),
-	"ExpectAccepted": reflect.TypeFor[ExpectAccepted](), "Cause": reflect.TypeFor[Cause](),
+	"ExpectAccepted": reflect.TypeFor[ExpectAccepted](), "Cause": reflect.TypeFor[Cause](), "ExpectRestored": reflect.TypeFor[ExpectRestored](),
 }
 
 func typeWord(name string) string {
@@ -232,6 +232,8 @@ func typeWord(name string) string {
 		return "expectError"
 	case "ExpectAccepted":
 		return "expectAccepted"
+	case "ExpectRestored":
+		return "expectRestored"
 	case "Cause":
 		return "a cause of expectError"
 	case "SpecZH":
@@ -670,9 +672,11 @@ func (t *Task) check(readFile func(string) ([]byte, error)) []string {
 		p := fmt.Sprintf("task.check[%d]", i)
 		switch {
 		case c.count() != 1:
-			out = append(out, p+": give exactly one of expect, expectError and expectAccepted")
+			out = append(out, p+": give exactly one of expect, expectError, expectAccepted and expectRestored")
 		case c.Expect != nil:
 			out = append(out, prefixed(p, c.Expect.check())...)
+		case c.ExpectRestored != nil:
+			out = append(out, prefixed(p+".expectRestored", c.ExpectRestored.ObjectRef.check(true))...)
 		case c.ExpectAccepted != nil:
 			if c.ExpectAccepted.Apply == nil {
 				out = append(out, p+".expectAccepted: apply is required: the write that must be accepted")
@@ -698,7 +702,7 @@ func (t *Task) check(readFile func(string) ([]byte, error)) []string {
 // count says how many of the check's kinds are set.
 func (c *Check) count() int {
 	n := 0
-	for _, set := range []bool{c.Expect != nil, c.ExpectError != nil, c.ExpectAccepted != nil} {
+	for _, set := range []bool{c.Expect != nil, c.ExpectError != nil, c.ExpectAccepted != nil, c.ExpectRestored != nil} {
 		if set {
 			n++
 		}

@@ -239,6 +239,12 @@ A condition is one of:
 - ` + "`expectAccepted`" + `: a write the learner's work must still **accept**, tried as
   a server-side dry run: the other side, which an over-strict answer (a
   maximum too low, a field made a string) fails.
+- ` + "`expectRestored`" + `: an object the learner's controller keeps: the check deletes
+  it (when it exists) and it must come back, as a new object, within
+  ` + "`within`" + ` (10s), with no restart; each time it comes back later (a
+  controller that makes it only when it starts), the check deletes it
+  again. It tells a controller that watches what it owns (` + "`Owns`" + `) from one
+  that does not.
 
 Check both sides where both exist: a refused write beside an accepted one
 that differs from it only where the rule bites (userID 65536 refused, 65535

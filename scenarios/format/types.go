@@ -106,6 +106,14 @@ type Check struct {
 	Expect         *Expect         `json:"expect,omitempty" yaml:"expect,omitempty" doc:"Objects match, or a CEL expression over them holds (as the expect step). Also how a check reads what the learner wrote: the stored spec of their object (a CRD's spec.names.shortNames), where the outcome alone cannot tell."`
 	ExpectError    *ExpectError    `json:"expectError,omitempty" yaml:"expectError,omitempty" doc:"A write the learner would make is refused (as the expectError step, tried as a server-side dry run: nothing is stored): apply, or get for a read. Name what the refusal is about with causes (field and reason), not with message text."`
 	ExpectAccepted *ExpectAccepted `json:"expectAccepted,omitempty" yaml:"expectAccepted,omitempty" doc:"A write the learner's work must still accept, tried as a server-side dry run (nothing is stored): the other side of expectError, which an over-strict answer fails."`
+	ExpectRestored *ExpectRestored `json:"expectRestored,omitempty" yaml:"expectRestored,omitempty" doc:"An object the learner's controller keeps, put back while it runs: the check deletes it (when it exists) and it must come back, as a new object, within a time; a controller that only makes it when it starts (it lists everything) does not pass, however often it is restarted."`
+}
+
+// ExpectRestored is an object a running controller must put back when it
+// is deleted.
+type ExpectRestored struct {
+	ObjectRef `json:",inline" yaml:",inline"`
+	Within    *Duration `json:"within,omitempty" yaml:"within,omitempty" doc:"How long the object may take to come back once the check deleted it. Default 10s."`
 }
 
 // ExpectAccepted is a write that must be accepted.
