@@ -6,7 +6,9 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 )
@@ -59,8 +61,11 @@ func (r *runner) text(s string) string {
 	return strings.TrimSpace(strings.ReplaceAll(s, namespaceVar, r.ns))
 }
 
-// ClusterID names the cluster of cfg: the UID of its kube-system
-// namespace, which lives as long as the cluster's data.
+// ClusterID names the cluster of cfg: the UID of the ConfigMap
+// kube-system/crdlab-cluster, created the first time it is asked for. It
+// lives as long as the cluster's data (a lab started again without
+// --data-dir has a new one; its kube-system namespace comes from a
+// template, with the same UID every time).
 func ClusterID(ctx context.Context, cfg *rest.Config) (string, error) {
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
@@ -69,12 +74,26 @@ func ClusterID(ctx context.Context, cfg *rest.Config) (string, error) {
 	return clusterID(ctx, dyn)
 }
 
+// clusterConfigMap is the ConfigMap whose UID names a cluster.
+const clusterConfigMap = "crdlab-cluster"
+
 func clusterID(ctx context.Context, dyn dynamic.Interface) (string, error) {
-	ns, err := dyn.Resource(corev1.SchemeGroupVersion.WithResource("namespaces")).Get(ctx, metav1.NamespaceSystem, metav1.GetOptions{})
-	if err != nil {
-		return "", fmt.Errorf("unable to tell which cluster this is (namespace kube-system): %w", err)
+	cms := dyn.Resource(corev1.SchemeGroupVersion.WithResource("configmaps")).Namespace(metav1.NamespaceSystem)
+	cm, err := cms.Get(ctx, clusterConfigMap, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		cm, err = cms.Create(ctx, &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"name": clusterConfigMap, "namespace": metav1.NamespaceSystem},
+			"data":     map[string]any{"about": "its uid names this cluster for crdlab learn: the tasks done in it"},
+		}}, metav1.CreateOptions{FieldManager: FieldManager})
+		if apierrors.IsAlreadyExists(err) {
+			cm, err = cms.Get(ctx, clusterConfigMap, metav1.GetOptions{})
+		}
 	}
-	return string(ns.GetUID()), nil
+	if err != nil {
+		return "", fmt.Errorf("unable to tell which cluster this is (configmap kube-system/%s): %w", clusterConfigMap, err)
+	}
+	return string(cm.GetUID()), nil
 }
 
 // done returns the tasks done in an earlier run that hold for this run:
