@@ -15,6 +15,8 @@ type (
 	Expect = format.Expect
 	// ExpectError is a write that must be refused.
 	ExpectError = format.ExpectError
+	// Cause is what a refusal must be about: a field, and a reason.
+	Cause = format.Cause
 	// Apply creates or updates objects.
 	Apply = format.Apply
 	// Delete deletes objects.
@@ -25,6 +27,10 @@ type (
 	Scale = format.Scale
 	// LabAction acts on the lab.
 	LabAction = format.LabAction
+	// Task asks the learner to do something, and checks it.
+	Task = format.Task
+	// Check is one condition of a task.
+	Check = format.Check
 	// LoadError lists the problems of a scenario file, with their lines.
 	LoadError = format.LoadError
 )

@@ -125,6 +125,13 @@ func (p *textPrinter) print(e Entry) {
 	case "check":
 		if e.Status == Running && e.Text != "" {
 			fmt.Fprintf(w, "  %s\n", p.paint(dim, "… "+e.Description+p.lang.Msg(": ")+firstLine(e.Text)))
+			// A check's text says what it wants; its next line, what it
+			// found (a line ending in a colon opens a longer account).
+			if _, rest, ok := strings.Cut(e.Text, "\n"); ok {
+				if found := firstLine(rest); found != "" && !strings.HasSuffix(found, ":") {
+					fmt.Fprintf(w, "    %s\n", p.paint(dim, found))
+				}
+			}
 		}
 	case "result":
 		fmt.Fprintln(w)

@@ -56,6 +56,7 @@ type runner struct {
 	deleted  map[string]bool // kind/ns/name the scenario deleted
 	created  []*unstructured.Unstructured
 	stopped  []func(context.Context) error // undo of lab steps, in order
+	restores map[string]restore            // what expectRestored checks deleted
 	nodeSeen bool
 }
 
@@ -77,6 +78,7 @@ func newRunner(s *Scenario, target Target, opts Options) (*runner, error) {
 		activity: make(chan struct{}, 1),
 		ours:     map[string]bool{},
 		deleted:  map[string]bool{},
+		restores: map[string]restore{},
 	}, nil
 }
 
@@ -149,7 +151,7 @@ func (r *runner) run(ctx context.Context) *Result {
 		r.startTimeline(ctx, wctx)
 	}
 
-	r.steps(ctx, res)
+	r.steps(ctx, res, r.done(ctx))
 	if r.opts.Timeline {
 		r.drain(ctx)
 		r.finishTimeline(res)
@@ -162,7 +164,7 @@ func (r *runner) run(ctx context.Context) *Result {
 
 // steps runs the steps in order; after a failure or a skipped lab step,
 // the rest are skipped.
-func (r *runner) steps(ctx context.Context, res *Result) {
+func (r *runner) steps(ctx context.Context, res *Result, done map[int]bool) {
 	skipRest := ""
 	n := len(r.s.Spec.Steps)
 	for i := range r.s.Spec.Steps {
@@ -185,7 +187,7 @@ func (r *runner) steps(ctx context.Context, res *Result) {
 			r.emit(Entry{Type: "narrate", Step: i + 1, Steps: n, Text: text})
 			continue
 		}
-		if ls := r.lesson(); ls != nil && (action == "task" && ls.Done[i+1] || i+1 < lastDone(ls.Done)) {
+		if r.lesson() != nil && (action == "task" && done[i+1] || i+1 < lastDone(done)) {
 			// Done in an earlier run: the learner goes on from the first
 			// task not done, and what came before it is not done again
 			// (it would undo the learner's work).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -53,10 +54,55 @@ func refusal(l lang.Lang, e *ExpectError, err error) (string, error) {
 	if e.Message != "" && !strings.Contains(err.Error(), e.Message) {
 		return "", fmt.Errorf("refused, but the message does not contain %q:\n%w", e.Message, err)
 	}
+	if miss := missingCauses(e.Causes, causesOf(err)); len(miss) > 0 {
+		return "", errors.New(l.Msgf("refused, but not for %s: %v", strings.Join(miss, ", "), err))
+	}
 	if code != 0 {
 		return l.Msgf("refused (%d %s): %v", code, apierrors.ReasonForError(err), err), nil
 	}
 	return l.Msgf("refused: %v", err), nil
+}
+
+// causesOf returns the field errors of the apiserver's refusal err
+// (status.details.causes).
+func causesOf(err error) []metav1.StatusCause {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) || status.Status().Details == nil {
+		return nil
+	}
+	return status.Status().Details.Causes
+}
+
+// missingCauses names the causes of want that no cause of got matches: a
+// cause matches on its field, a field inside it or a level above it (a
+// rule reports the level it is written at), and on its reason if given.
+func missingCauses(want []Cause, got []metav1.StatusCause) []string {
+	var out []string
+	for _, w := range want {
+		if !slices.ContainsFunc(got, func(c metav1.StatusCause) bool {
+			return onPath(w.Field, c.Field) && (w.Reason == "" || string(c.Type) == w.Reason)
+		}) {
+			what := w.Field
+			if w.Reason != "" {
+				what += " (" + w.Reason + ")"
+			}
+			out = append(out, what)
+		}
+	}
+	return out
+}
+
+// onPath reports whether the field paths a and b are one the other, or one
+// inside the other: spec and spec.userID, spec.groups and spec.groups[0].
+// The root level (an empty field, or <nil>) is above every field.
+func onPath(a, b string) bool {
+	if b == "" || b == "<nil>" || a == b {
+		return true
+	}
+	inside := func(x, y string) bool { // x is inside y
+		return strings.HasPrefix(x, y) && (x[len(y)] == '.' || x[len(y)] == '[')
+	}
+	return inside(a, b) || inside(b, a)
 }
 
 // read gets or lists what ref selects, and returns only the error.

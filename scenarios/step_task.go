@@ -2,12 +2,16 @@ package scenarios
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/crdlab/crdlab/lab/timeline"
 	"github.com/crdlab/crdlab/scenarios/format"
@@ -119,8 +123,8 @@ func (r *runner) awaitLines(ctx context.Context, step int, t *format.Task) {
 	var rev int64
 	probes := false
 	for _, c := range t.Check {
-		if c.ExpectError != nil {
-			probes = true
+		if c.Expect == nil {
+			probes = probes || c.ExpectError != nil
 			continue
 		}
 		ref := c.Expect.Resource
@@ -167,17 +171,53 @@ func (r *runner) awaitLines(ctx context.Context, step int, t *format.Task) {
 // hold, it says why, in a line or a few.
 func (r *runner) checkTask(ctx context.Context, t *format.Task) (bool, string) {
 	for _, c := range t.Check {
-		if c.Expect != nil {
-			if ok, describe := r.checkOnce(ctx, c.Expect); !ok {
-				return false, describe().Error()
+		if found := r.checkOne(ctx, &c); found != "" {
+			if text := r.text(c.Text); text != "" {
+				return false, text + "\n" + found
 			}
-			continue
-		}
-		if _, err := refusal(r.opts.Lang, c.ExpectError, r.probe(ctx, c.ExpectError)); err != nil {
-			return false, c.ExpectError.What(r.s.Lang()) + ": " + err.Error()
+			return false, found
 		}
 	}
 	return true, ""
+}
+
+// checkOne checks one condition of a task; when it does not hold, it says
+// what it found.
+func (r *runner) checkOne(ctx context.Context, c *format.Check) string {
+	switch {
+	case c.Expect != nil:
+		if ok, describe := r.checkOnce(ctx, c.Expect); !ok {
+			return describe().Error()
+		}
+	case c.ExpectRestored != nil:
+		return r.checkRestored(ctx, c.ExpectRestored)
+	case c.ExpectAccepted != nil:
+		if err := r.dryRun(ctx, c.ExpectAccepted.Apply); err != nil {
+			return r.s.Lang().Msgf("%s: refused, want it accepted: %v", r.probeWhat(c.ExpectAccepted.Apply), err)
+		}
+	default:
+		e := c.ExpectError
+		if _, err := refusal(r.opts.Lang, e, r.probe(ctx, e)); err != nil {
+			what := e.What(r.s.Lang())
+			if e.Apply != nil {
+				what = r.probeWhat(e.Apply)
+			}
+			return what + ": " + err.Error()
+		}
+	}
+	return ""
+}
+
+// probeWhat names the write of a check in the learner's terms: what it
+// applies, and the spec of an inline object (the User it tries).
+func (r *runner) probeWhat(a *Apply) string {
+	what := r.s.Lang().Msgf("apply %s", format.ApplyWhat(a))
+	if spec, ok := a.Object["spec"]; ok {
+		if b, err := json.Marshal(spec); err == nil {
+			what += " " + string(b)
+		}
+	}
+	return what
 }
 
 // probe makes the write of e as a server-side dry run (nothing is stored,
@@ -187,7 +227,13 @@ func (r *runner) probe(ctx context.Context, e *ExpectError) error {
 	if e.Get != nil {
 		return r.read(ctx, e.Get)
 	}
-	objs, err := r.objects(e.Apply)
+	return r.dryRun(ctx, e.Apply)
+}
+
+// dryRun applies the objects of a as a server-side dry run, and returns
+// the apiserver's answer.
+func (r *runner) dryRun(ctx context.Context, a *Apply) error {
+	objs, err := r.objects(a)
 	if err != nil {
 		return err
 	}
@@ -196,17 +242,40 @@ func (r *runner) probe(ctx context.Context, e *ExpectError) error {
 		if err != nil {
 			return err
 		}
-		dry := []string{metav1.DryRunAll}
-		if o.GetName() == "" {
-			_, err = ri.Create(ctx, o, metav1.CreateOptions{FieldManager: FieldManager, DryRun: dry})
-		} else {
-			_, err = ri.Apply(ctx, o.GetName(), o, metav1.ApplyOptions{FieldManager: FieldManager, Force: true, DryRun: dry})
+		err = r.dryWrite(ctx, ri, o)
+		if apierrors.IsNotFound(err) {
+			// The learner's CRD changed (its scope, its versions) since the
+			// kind was mapped: map it again.
+			r.mapper.Reset()
+			if ri, _, err = r.resource(ctx, o.GetAPIVersion(), o.GetKind(), o.GetNamespace()); err == nil {
+				err = r.dryWrite(ctx, ri, o)
+			}
 		}
 		if err != nil {
 			return fmt.Errorf("%s/%s: %w", strings.ToLower(o.GetKind()), o.GetName(), err)
 		}
 	}
 	return nil
+}
+
+// dryWrite creates o, or updates it if it exists, as a server-side dry
+// run: the learner's kubectl apply would be refused or accepted as it is.
+// (A server-side apply would not do: a value of the wrong type fails it
+// with 500, before validation names the field.)
+func (r *runner) dryWrite(ctx context.Context, ri dynamic.ResourceInterface, o *unstructured.Unstructured) error {
+	dry := []string{metav1.DryRunAll}
+	_, err := ri.Create(ctx, o, metav1.CreateOptions{FieldManager: FieldManager, DryRun: dry})
+	if !apierrors.IsAlreadyExists(err) || o.GetName() == "" {
+		return err
+	}
+	cur, err := ri.Get(ctx, o.GetName(), metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	o = o.DeepCopy()
+	o.SetResourceVersion(cur.GetResourceVersion())
+	_, err = ri.Update(ctx, o, metav1.UpdateOptions{FieldManager: FieldManager, DryRun: dry})
+	return err
 }
 
 // taskSummary says what the learner's writes did during the task of step:

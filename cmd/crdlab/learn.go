@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -139,6 +140,10 @@ func runLesson(ctx context.Context, out io.Writer, in io.Reader, g *globalFlags,
 	if err != nil {
 		return err
 	}
+	cluster, err := scenarios.ClusterID(ctx, cfg)
+	if err != nil {
+		return err
+	}
 
 	hints := make(chan scenarios.HintRequest)
 	stop, err := serveHints(ctx, sd, hints, l)
@@ -149,9 +154,11 @@ func runLesson(ctx context.Context, out io.Writer, in io.Reader, g *globalFlags,
 	go hintsFromKeys(ctx, in, hints, l)
 
 	fmt.Fprintln(out, l.Msgf("lesson files: %s", files))
-	fmt.Fprintln(out, l.Msgf("your kubectl: export KUBECONFIG=%s", sd.Kubeconfig()))
+	for _, line := range onboarding(l, sd) {
+		fmt.Fprintln(out, line)
+	}
 	fmt.Fprintln(out, l.Msg("stuck? press Enter for a hint, or run 'crdlab learn hint' in another terminal"))
-	if n := p.count(s); n > 0 {
+	if n := p.count(s); n > 0 && (p.Cluster == "" || p.Cluster == cluster) {
 		fmt.Fprintln(out, l.Msgf("%d of %d tasks done in an earlier session: going on from the next (--restart starts over)", n, tasks(s)))
 	}
 	fmt.Fprintln(out)
@@ -171,8 +178,9 @@ func runLesson(ctx context.Context, out io.Writer, in io.Reader, g *globalFlags,
 		Files:     files,
 		Hints:     hints,
 		Done:      p.doneSteps(s),
+		DoneIn:    p.Cluster,
 		TaskDone: func(step int) {
-			if err := p.markDone(sd, s, step); err != nil {
+			if err := p.markDone(sd, s, step, cluster); err != nil {
 				fmt.Fprintln(out, err)
 			}
 		},
@@ -207,4 +215,20 @@ func labForLesson(ctx context.Context, out io.Writer, g *globalFlags, l lang.Lan
 	}
 	printReady(out, l, sd, st)
 	return control.Dial(sd)
+}
+
+// onboarding says, before the first task, how the learner reaches the lab:
+// a second terminal, the kubeconfig (and whether KUBECONFIG names it
+// already), and, with no kubectl on the PATH, the lab's own.
+func onboarding(l lang.Lang, sd control.Dir) []string {
+	out := []string{l.Msg("work in a second terminal: this one runs the lesson")}
+	if os.Getenv("KUBECONFIG") == sd.Kubeconfig() {
+		out = append(out, l.Msgf("your kubectl uses this lab: KUBECONFIG=%s", sd.Kubeconfig()))
+	} else {
+		out = append(out, l.Msgf("your kubectl: export KUBECONFIG=%s", sd.Kubeconfig()))
+	}
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		out = append(out, l.Msgf("no kubectl on your PATH: where a task says kubectl, run crdlab --state-dir %s kubectl (the lab's own, of its Kubernetes version)", sd))
+	}
+	return out
 }

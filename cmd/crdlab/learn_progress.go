@@ -15,12 +15,16 @@ import (
 )
 
 // progress is the learner's progress in a lesson: the tasks done, by their
-// step (1-based), in <state-dir>/learn/NAME.json. It survives 'crdlab
-// down' and 'up': the state dir is the learner's.
+// step (1-based), and the cluster they were done in, in
+// <state-dir>/learn/NAME.json. It survives 'crdlab down' and 'up': the
+// state dir is the learner's.
 type progress struct {
 	mu     sync.Mutex
 	Lesson string `json:"lesson"`
 	Done   []int  `json:"done"`
+	// Cluster is the cluster the tasks were done in (scenarios.ClusterID):
+	// on another, their objects are gone.
+	Cluster string `json:"cluster,omitempty"`
 }
 
 func progressFile(sd control.Dir, lesson string) string {
@@ -58,10 +62,15 @@ func (p *progress) doneSteps(s *scenarios.Scenario) map[int]bool {
 
 func (p *progress) count(s *scenarios.Scenario) int { return len(p.doneSteps(s)) }
 
-// markDone records that the task of step is done, at once.
-func (p *progress) markDone(sd control.Dir, s *scenarios.Scenario, step int) error {
+// markDone records that the task of step is done in cluster, at once. A
+// task done in another cluster than those before starts the count again:
+// their objects are not in this one.
+func (p *progress) markDone(sd control.Dir, s *scenarios.Scenario, step int, cluster string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if cluster != p.Cluster {
+		p.Done, p.Cluster = nil, cluster
+	}
 	if !slices.Contains(p.Done, step) {
 		p.Done = append(p.Done, step)
 		slices.Sort(p.Done)

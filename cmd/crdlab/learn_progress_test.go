@@ -21,15 +21,23 @@ func TestLessonProgress(t *testing.T) {
 	if err != nil || p.count(s) != 0 {
 		t.Fatalf("no progress yet: %+v, %v", p, err)
 	}
-	if err := p.markDone(sd, s, 3); err != nil {
+	if err := p.markDone(sd, s, 3, "lab-1"); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.markDone(sd, s, 3); err != nil { // twice is once
+	if err := p.markDone(sd, s, 3, "lab-1"); err != nil { // twice is once
 		t.Fatal(err)
 	}
 	again, err := loadProgress(sd, "crd-basics")
-	if err != nil || again.count(s) != 1 || !again.doneSteps(s)[3] {
+	if err != nil || again.count(s) != 1 || !again.doneSteps(s)[3] || again.Cluster != "lab-1" {
 		t.Errorf("after task 3: %+v, %v", again, err)
+	}
+	// Done again in a lab started anew: the tasks of the first are not in it.
+	other, _ := loadProgress(sd, "crd-basics")
+	if err := other.markDone(sd, s, 4, "lab-2"); err != nil {
+		t.Fatal(err)
+	}
+	if other.count(s) != 1 || !other.doneSteps(s)[4] || other.Cluster != "lab-2" {
+		t.Errorf("a task done in another lab: %+v", other)
 	}
 	again.Done = append(again.Done, 1, 99) // a narrate step, and a step the lesson no longer has
 	if got := again.count(s); got != 1 {

@@ -26,6 +26,9 @@ var learnZH = map[string]string{
 	"no lab running on %s: starting one (crdlab up -d)":                                         "%s 上没有正在运行的实验环境：先启动一个（crdlab up -d）",
 	"no task is waiting for you now":                                                            "现在没有等待你完成的任务",
 	"the lesson has ended":                                                                      "这一课已经结束",
+	"work in a second terminal: this one runs the lesson":                                       "在另一个终端里操作：这个终端用来运行课程",
+	"your kubectl uses this lab: KUBECONFIG=%s":                                                 "你的 kubectl 已经连着这个实验环境：KUBECONFIG=%s",
+	"no kubectl on your PATH: where a task says kubectl, run crdlab --state-dir %s kubectl (the lab's own, of its Kubernetes version)": "PATH 里没有 kubectl：任务里写 kubectl 的地方，请运行 crdlab --state-dir %s kubectl（实验环境自带的、与它的 Kubernetes 版本一致的 kubectl）",
 }
 
 func init() {

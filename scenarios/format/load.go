@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -218,6 +219,7 @@ var formatTypes = map[string]reflect.Type{
 	"Expect": reflect.TypeFor[Expect](), "ExpectError": reflect.TypeFor[ExpectError](), "LabAction": reflect.TypeFor[LabAction](),
 	"SpecZH": reflect.TypeFor[SpecZH](), "StepZH": reflect.TypeFor[StepZH](),
 	"Task": reflect.TypeFor[Task](), "Check": reflect.TypeFor[Check](), "TaskZH": reflect.TypeFor[TaskZH](),
+	"ExpectAccepted": reflect.TypeFor[ExpectAccepted](), "Cause": reflect.TypeFor[Cause](), "ExpectRestored": reflect.TypeFor[ExpectRestored](),
 }
 
 func typeWord(name string) string {
@@ -228,6 +230,12 @@ func typeWord(name string) string {
 		return "lab"
 	case "ExpectError":
 		return "expectError"
+	case "ExpectAccepted":
+		return "expectAccepted"
+	case "ExpectRestored":
+		return "expectRestored"
+	case "Cause":
+		return "a cause of expectError"
 	case "SpecZH":
 		return "spec.zh"
 	case "StepZH":
@@ -480,6 +488,8 @@ func (st *Step) check(readFile func(string) ([]byte, error), lesson bool) []stri
 				bad("zh.task: only a task step has a task's text, not %s", name)
 			case z.Task.Hints != nil && len(z.Task.Hints) != len(st.Task.Hints):
 				bad("zh.task.hints: %d hints, want as many as task.hints (%d), in the same order", len(z.Task.Hints), len(st.Task.Hints))
+			case z.Task.Check != nil && len(z.Task.Check) != len(st.Task.Check):
+				bad("zh.task.check: %d texts, want one for each of task.check (%d), in the same order", len(z.Task.Check), len(st.Task.Check))
 			}
 		}
 	}
@@ -639,6 +649,14 @@ func (e *ExpectError) check(readFile func(string) ([]byte, error)) []string {
 	if e.Code != 0 && (e.Code < 400 || e.Code > 599) {
 		out = append(out, fmt.Sprintf("expectError.code %d: want an HTTP error status, 400-599", e.Code))
 	}
+	for i, c := range e.Causes {
+		if strings.TrimSpace(c.Field) == "" {
+			out = append(out, fmt.Sprintf("expectError.causes[%d].field is required: the field the refusal is about (spec.userID)", i))
+		}
+		if f, _ := reflect.TypeFor[Cause]().FieldByName("Reason"); c.Reason != "" && !slices.Contains(strings.Split(f.Tag.Get("enum"), ","), c.Reason) {
+			out = append(out, fmt.Sprintf("expectError.causes[%d].reason %q: want one of %s", i, c.Reason, strings.ReplaceAll(f.Tag.Get("enum"), ",", ", ")))
+		}
+	}
 	return out
 }
 
@@ -653,10 +671,18 @@ func (t *Task) check(readFile func(string) ([]byte, error)) []string {
 	for i, c := range t.Check {
 		p := fmt.Sprintf("task.check[%d]", i)
 		switch {
-		case (c.Expect == nil) == (c.ExpectError == nil):
-			out = append(out, p+": give exactly one of expect and expectError")
+		case c.count() != 1:
+			out = append(out, p+": give exactly one of expect, expectError, expectAccepted and expectRestored")
 		case c.Expect != nil:
 			out = append(out, prefixed(p, c.Expect.check())...)
+		case c.ExpectRestored != nil:
+			out = append(out, prefixed(p+".expectRestored", c.ExpectRestored.ObjectRef.check(true))...)
+		case c.ExpectAccepted != nil:
+			if c.ExpectAccepted.Apply == nil {
+				out = append(out, p+".expectAccepted: apply is required: the write that must be accepted")
+			} else {
+				out = append(out, prefixed(p+".expectAccepted", c.ExpectAccepted.Apply.check(readFile))...)
+			}
 		default:
 			e := c.ExpectError
 			out = append(out, prefixed(p, e.check(readFile))...)
@@ -671,6 +697,17 @@ func (t *Task) check(readFile func(string) ([]byte, error)) []string {
 		}
 	}
 	return out
+}
+
+// count says how many of the check's kinds are set.
+func (c *Check) count() int {
+	n := 0
+	for _, set := range []bool{c.Expect != nil, c.ExpectError != nil, c.ExpectAccepted != nil, c.ExpectRestored != nil} {
+		if set {
+			n++
+		}
+	}
+	return n
 }
 
 // minorRE is a Kubernetes minor as spec.minKubernetes takes it.

@@ -40,6 +40,14 @@ func (s *Scenario) In(l lang.Lang) *Scenario {
 						pick(&t.Hints[j], z.Task.Hints[j])
 					}
 				}
+				if z.Task.Check != nil {
+					t.Check = append([]Check(nil), t.Check...)
+					for j := range t.Check {
+						if j < len(z.Task.Check) {
+							pick(&t.Check[j].Text, z.Task.Check[j])
+						}
+					}
+				}
 				st.Task = &t
 			}
 		}
@@ -104,6 +112,11 @@ func (s *Scenario) Untranslated(l lang.Lang) []string {
 			for j := range st.Task.Hints {
 				if j >= len(tz.Hints) || strings.TrimSpace(tz.Hints[j]) == "" {
 					out = append(out, fmt.Sprintf("spec.steps[%d].zh.task.hints[%d]", i, j))
+				}
+			}
+			for j, c := range st.Task.Check {
+				if strings.TrimSpace(c.Text) != "" && (j >= len(tz.Check) || strings.TrimSpace(tz.Check[j]) == "") {
+					out = append(out, fmt.Sprintf("spec.steps[%d].zh.task.check[%d]", i, j))
 				}
 			}
 		}

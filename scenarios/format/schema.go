@@ -210,36 +210,79 @@ scenarios have every text in both languages (a test checks it).
 A lesson (` + "`kind: Lesson`" + `, run by ` + "`crdlab learn`" + `, [learn.md](learn.md)) is a
 scenario whose **task** steps wait for the learner. A task has a ` + "`text`" + ` (what
 to do, with the learner's own kubectl, editor or code), a ` + "`check`" + ` (a list of
-conditions, all of which must hold: each an ` + "`expect`" + ` as the step of that name,
-or an ` + "`expectError`" + ` whose write, an apply, is tried as a server-side dry run,
-so nothing is stored), and ` + "`hints`" + `, shown one at a time when the learner asks
-(Enter, or ` + "`crdlab learn hint`" + `) or after ` + "`hintAfter`" + ` (default 3m). The check
-is tried every half second, with no deadline; until it holds the lesson says
-what it still misses. When it holds, the lesson shows what the learner's
-writes did: the timeline's lines of the task from the learner's first write
-on. In a task's text and hints, ` + "`${FILES}`" + ` is the folder of the lesson's files
-(` + "`<state-dir>/learn/NAME`" + `) and ` + "`${NAMESPACE}`" + ` the learner's namespace. A task's
-Chinese is in the step's ` + "`zh.task`" + ` (` + "`text`" + `, and ` + "`hints`" + ` in the same order).
-A task in a scenario (` + "`kind: Scenario`" + `) is an error: a scenario runs by itself.
+conditions, all of which must hold), and ` + "`hints`" + `, shown one at a time when the
+learner asks (Enter, or ` + "`crdlab learn hint`" + `) or after ` + "`hintAfter`" + ` (default 3m).
+The check is tried every half second, with no deadline; until it holds the
+lesson says what it still misses: the failing condition's ` + "`text`" + ` (what it
+wants, in the learner's words), then what it found. When it holds, the lesson
+shows what the learner's writes did: the timeline's lines of the task from the
+learner's first write on. In a task's text and hints, ` + "`${FILES}`" + ` is the folder
+of the lesson's files (` + "`<state-dir>/learn/NAME`" + `) and ` + "`${NAMESPACE}`" + ` the learner's
+namespace. A task's Chinese is in the step's ` + "`zh.task`" + ` (` + "`text`" + `, and ` + "`hints`" + ` and
+` + "`check`" + `, the texts of the conditions, in the same order). A task in a scenario
+(` + "`kind: Scenario`" + `) is an error: a scenario runs by itself.
 
-` + "```yaml" + `
+A condition is one of:
+
+- ` + "`expect`" + `: objects match, as the step of that name. It also reads what the
+  learner wrote, where the outcome alone cannot tell a right answer from a
+  wrong one: the CRD's stored ` + "`spec.names.shortNames`" + `, its ` + "`scope`" + `.
+- ` + "`expectError`" + `: a write the learner's work must **refuse**, tried as a
+  server-side dry run (nothing is stored, no controller sees it). Say what
+  the refusal must be about with ` + "`causes`" + `: a field path and, if it matters, a
+  reason, matched against the apiserver's ` + "`status.details.causes`" + `. A cause on
+  the field, inside it or on a level above it matches (an
+  ` + "`x-kubernetes-validations`" + ` rule reports the level it is written at), so a
+  ` + "`required`" + ` and a CEL rule that requires the same field both pass. Do not
+  match message text: it changes with the Kubernetes version and with how a
+  rule is written.
+- ` + "`expectAccepted`" + `: a write the learner's work must still **accept**, tried as
+  a server-side dry run: the other side, which an over-strict answer (a
+  maximum too low, a field made a string) fails.
+- ` + "`expectRestored`" + `: an object the learner's controller keeps: the check deletes
+  it (when it exists) and it must come back, as a new object, within
+  ` + "`within`" + ` (10s), with no restart; each time it comes back later (a
+  controller that makes it only when it starts), the check deletes it
+  again. It tells a controller that watches what it owns (` + "`Owns`" + `) from one
+  that does not.
+
+Check both sides where both exist: a refused write beside an accepted one
+that differs from it only where the rule bites (userID 65536 refused, 65535
+accepted), so that each condition tells a right answer from a wrong one.
+Each built-in lesson has a table of answers (` + "`scenarios/lessons/_answers/NAME.yaml`" + `),
+right ones written differently and wrong ones of each kind, played against a
+real lab by the scenarios suite.
+
+` + "```yaml`" + `
 - name: userID at most 65535, groups required
   zh:
     name: userID 最大为 65535，groups 必须给定
-    task: {text: 编辑 ${FILES}/users-crd.v1.yaml 的 schema……, hints: [……]}
+    task:
+      text: 编辑 ${FILES}/users-crd.v1.yaml 的 schema……
+      hints: [……]
+      check: [userID 大于 65535 的 User 会被拒绝。, 合法的 User 仍然能被接受。]
   task:
     text: Edit the schema in ${FILES}/users-crd.v1.yaml so that ...
     hints: [The seed's users-crd-with-validation.yaml has these rules.]
     check:
-    - expectError:
+    - text: A User whose userID is above 65535 is refused.
+      expectError:
         apply:
           object:
             apiVersion: auth.ilinux.io/v1beta1
             kind: User
             metadata: {name: crdlab-check-tony}
-            spec: {userID: 999999, groups: [developers]}
+            spec: {userID: 65536, groups: [developers]}
         code: 422
-        message: spec.userID
+        causes: [{field: spec.userID}]
+    - text: A valid User is still accepted.
+      expectAccepted:
+        apply:
+          object:
+            apiVersion: auth.ilinux.io/v1beta1
+            kind: User
+            metadata: {name: crdlab-check-alice}
+            spec: {userID: 65535, groups: [developers]}
 ` + "```" + `
 
 `)

@@ -97,15 +97,35 @@ type Task struct {
 }
 
 // Check is one condition of a task: exactly one of its fields is set.
+// A task checks both sides where both exist: what the learner's rule must
+// refuse (expectError) and what it must still let through (expectAccepted),
+// and reads what the learner wrote (expect on the object's spec) where the
+// outcome alone cannot tell a right answer from a wrong one.
 type Check struct {
-	Expect      *Expect      `json:"expect,omitempty" yaml:"expect,omitempty" doc:"Objects match, or a CEL expression over them holds (as the expect step)."`
-	ExpectError *ExpectError `json:"expectError,omitempty" yaml:"expectError,omitempty" doc:"A write the learner would make is refused (as the expectError step, tried as a server-side dry run: nothing is stored): apply, or get for a read."`
+	Text           string          `json:"text,omitempty" yaml:"text,omitempty" doc:"What the check wants, in the learner's words (a User whose userID is above 65535 is refused): while it does not hold, the lesson says this, then what it found. ${NAMESPACE} and ${FILES} are expanded."`
+	Expect         *Expect         `json:"expect,omitempty" yaml:"expect,omitempty" doc:"Objects match, or a CEL expression over them holds (as the expect step). Also how a check reads what the learner wrote: the stored spec of their object (a CRD's spec.names.shortNames), where the outcome alone cannot tell."`
+	ExpectError    *ExpectError    `json:"expectError,omitempty" yaml:"expectError,omitempty" doc:"A write the learner would make is refused (as the expectError step, tried as a server-side dry run: nothing is stored): apply, or get for a read. Name what the refusal is about with causes (field and reason), not with message text."`
+	ExpectAccepted *ExpectAccepted `json:"expectAccepted,omitempty" yaml:"expectAccepted,omitempty" doc:"A write the learner's work must still accept, tried as a server-side dry run (nothing is stored): the other side of expectError, which an over-strict answer fails."`
+	ExpectRestored *ExpectRestored `json:"expectRestored,omitempty" yaml:"expectRestored,omitempty" doc:"An object the learner's controller keeps, put back while it runs: the check deletes it (when it exists) and it must come back, as a new object, within a time; a controller that only makes it when it starts (it lists everything) does not pass, however often it is restarted."`
+}
+
+// ExpectRestored is an object a running controller must put back when it
+// is deleted.
+type ExpectRestored struct {
+	ObjectRef `json:",inline" yaml:",inline"`
+	Within    *Duration `json:"within,omitempty" yaml:"within,omitempty" doc:"How long the object may take to come back once the check deleted it. Default 10s."`
+}
+
+// ExpectAccepted is a write that must be accepted.
+type ExpectAccepted struct {
+	Apply *Apply `json:"apply" yaml:"apply" doc:"The write: an apply (created, or updated if it exists), as a server-side dry run."`
 }
 
 // TaskZH is a task's text in Chinese.
 type TaskZH struct {
 	Text  string   `json:"text,omitempty" yaml:"text,omitempty" doc:"task.text in Chinese."`
 	Hints []string `json:"hints,omitempty" yaml:"hints,omitempty" doc:"task.hints in Chinese, as many and in the same order."`
+	Check []string `json:"check,omitempty" yaml:"check,omitempty" doc:"The text of each of task.check in Chinese, as many and in the same order (\"\" for a check without text)."`
 }
 
 // Apply creates or updates objects.
@@ -162,7 +182,15 @@ type ExpectError struct {
 	Delete  *Delete    `json:"delete,omitempty" yaml:"delete,omitempty" doc:"The write: a delete."`
 	Get     *ObjectRef `json:"get,omitempty" yaml:"get,omitempty" doc:"Or a read that must fail: get the object named, or list those selected (for example from an aggregated API that is down: 503)."`
 	Code    int        `json:"code,omitempty" yaml:"code,omitempty" doc:"The HTTP status code the apiserver must answer (422 Invalid, 403 Forbidden, 404 NotFound, 409 Conflict). Omitted: any refusal."`
-	Message string     `json:"message,omitempty" yaml:"message,omitempty" doc:"Text the error message must contain."`
+	Message string     `json:"message,omitempty" yaml:"message,omitempty" doc:"Text the error message must contain. Prefer causes: a message changes with the Kubernetes version and with the way a rule is written."`
+	Causes  []Cause    `json:"causes,omitempty" yaml:"causes,omitempty" doc:"What the refusal must be about: each one given must match a cause of the apiserver's answer (its status.details.causes)."`
+}
+
+// Cause is one field error of a refusal, as the apiserver lists them in
+// status.details.causes.
+type Cause struct {
+	Field  string `json:"field" yaml:"field" doc:"The field the refusal is about, as the apiserver writes it: spec.userID, spec.groups. A cause on this field, on a field inside it, or on a level above it matches: an x-kubernetes-validations rule is reported at the level it is written at (spec, for a rule on the spec's schema), unless it sets fieldPath."`
+	Reason string `json:"reason,omitempty" yaml:"reason,omitempty" doc:"The cause's type (Kubernetes' metav1.CauseType): FieldValueInvalid, FieldValueRequired, FieldValueTypeInvalid, FieldValueNotSupported, FieldValueTooLong, FieldValueForbidden, FieldValueDuplicate. Omitted: any." enum:"FieldValueInvalid,FieldValueRequired,FieldValueTypeInvalid,FieldValueNotSupported,FieldValueNotFound,FieldValueDuplicate,FieldValueTooLong,FieldValueTooMany,FieldValueForbidden,FieldManagerConflict"`
 }
 
 // LabAction acts on the lab: exactly one field is set.

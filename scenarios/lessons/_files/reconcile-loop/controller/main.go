@@ -6,15 +6,22 @@
 //
 // (KUBECONFIG names the lab: <state-dir>/kubeconfig).
 //
+// The first go run downloads the modules of controller-runtime and builds
+// them: a few minutes, once. Where proxy.golang.org is out of reach (in
+// mainland China), set GOPROXY=https://goproxy.cn,direct first.
+//
 // 一个 User 的控制器：为每个 User 维护一个 ConfigMap user-NAME，保存它的
 // userID、email 和 groups。reconcile-loop 这一课请你补全 Reconcile，然后用
-// go run . 让它连上实验环境运行。
+// go run . 让它连上实验环境运行。第一次 go run 会下载并编译 controller-runtime
+// 的模块，需要几分钟（只有第一次）。访问不了 proxy.golang.org 的话（比如在
+// 中国大陆），先设置 GOPROXY=https://goproxy.cn,direct。
 package main
 
 import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -53,20 +60,34 @@ func (r *UserReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "user-" + user.GetName(), Namespace: user.GetNamespace()}}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: configMapName(user), Namespace: user.GetNamespace()}}
 	_, err := controllerutil.CreateOrUpdate(ctx, r.Client, cm, func() error {
 		// TODO(you): fill cm.Data from the User's spec: the keys userID,
 		// email and groups (the groups joined by ","). The spec is
 		// user.Object["spec"]; unstructured.NestedInt64, NestedString and
 		// NestedStringSlice read its fields.
+		// 待你完成：用 User 的 spec 填写 cm.Data：键为 userID、email 和
+		// groups（groups 用 "," 连接）。spec 就是 user.Object["spec"]；
+		// unstructured.NestedInt64、NestedString 和 NestedStringSlice
+		// 读取其中的字段。
 		//
 		// TODO(you): make the User the ConfigMap's owner
 		// (controllerutil.SetControllerReference), so that the garbage
 		// collector deletes it with the User, and so that Owns (in main)
 		// maps a change of the ConfigMap back to its User.
+		// 待你完成：让 User 成为这个 ConfigMap 的属主
+		// (controllerutil.SetControllerReference)，这样垃圾收集器会连同
+		// User 一起删除它，main 中的 Owns 也能把 ConfigMap 的变动映射回它的
+		// User。
 		return nil
 	})
 	return ctrl.Result{}, err
+}
+
+// configMapName is the name of a User's ConfigMap: user-NAME.
+// User 的 ConfigMap 的名字：user-NAME。
+func configMapName(user *unstructured.Unstructured) string {
+	return strings.Join([]string{"user", user.GetName()}, "-")
 }
 
 func main() {
@@ -83,6 +104,8 @@ func main() {
 		For(newUser()).
 		// TODO(you): also watch the ConfigMaps the Users own, so that a
 		// deleted ConfigMap brings its User's reconcile back: Owns(...).
+		// 待你完成：同时监听 User 所拥有的 ConfigMap，这样被删除的
+		// ConfigMap 会让它的 User 再走一遍和解循环：Owns(...)。
 		Complete(&UserReconciler{Client: mgr.GetClient()})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
