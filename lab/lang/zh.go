@@ -129,8 +129,11 @@ var zh = map[string]string{
 	"starting kube-controller-manager and kube-scheduler":                         "正在启动 kube-controller-manager 和 kube-scheduler",
 	"kube-controller-manager and kube-scheduler healthy":                          "kube-controller-manager 和 kube-scheduler 运行正常",
 	"%d simulated nodes ready":                                                    "%d 个模拟节点已就绪",
-	"aggregated API server ready: metrics.k8s.io, lab.crdlab.dev":                 "聚合 API 服务器已就绪: metrics.k8s.io, lab.crdlab.dev",
-	"sample operators running: %s":                                                "示例 operator 已运行: %s",
+	// The terminal's timeline counts bursts (lab/timeline.Group).
+	"(bursts of more than %d lines of one actor, verb and kind are counted here; logs/timeline.log has every line)": "(同一执行者、同一动作、同一类对象一阵超过 %d 行时，这里只计数；logs/timeline.log 里每一行都有)",
+	"×%d more in %.1f s": "另有 ×%d 行，历时 %.1f 秒",
+	"aggregated API server ready: metrics.k8s.io, lab.crdlab.dev": "聚合 API 服务器已就绪: metrics.k8s.io, lab.crdlab.dev",
+	"sample operators running: %s":                                "示例 operator 已运行: %s",
 }
 
 // actorZH names a timeline actor (lab/internal/actor's words) in Chinese:
