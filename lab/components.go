@@ -63,12 +63,12 @@ var controllerManagerControllers = []string{
 }
 
 // Timing of node failure handling, shortened from Kubernetes' defaults
-// (40 s grace, 300 s tolerations) so that a stopped node is noticed and its
-// Pods replaced within about half a minute.
+// (50 s grace, 300 s tolerations) so that a stopped node is noticed and its
+// Pods replaced within about half a minute. The grace period grows with
+// the number of nodes (nodeHeartbeat).
 const (
-	nodeMonitorGracePeriod = "16s"
-	nodeMonitorPeriod      = "2s"
-	notReadyToleration     = "10"
+	nodeMonitorPeriod  = "2s"
+	notReadyToleration = "10"
 )
 
 // process is a component that runs as a supervised process of this
@@ -210,7 +210,7 @@ func (l *Lab) controllerManagerFlags(kubeconfig string) ([]string, error) {
 		"--concurrent-replicaset-syncs=10",
 		"--concurrent-statefulset-syncs=10",
 		"--concurrent-gc-syncs=40",
-		"--node-monitor-grace-period=" + nodeMonitorGracePeriod,
+		"--node-monitor-grace-period=" + nodeGrace(l.opts.Nodes).String(),
 		"--node-monitor-period=" + nodeMonitorPeriod,
 		"--horizontal-pod-autoscaler-sync-period=5s",
 		// Scale down after 15 s of lower load, not 5 minutes.
