@@ -15,7 +15,8 @@ import (
 //	+3.512s  replicaset           CREATE  pod ×480 more in 1.2 s
 //
 // once the burst ends (no line of it for Window), and at least every Every
-// while it lasts. A lab of a few objects never bursts, and prints exactly
+// while it lasts. A burst that follows one of the same key within Cool
+// (a scale-up's next batch) is counted from its first line. A lab of a few objects never bursts, and prints exactly
 // what the Printer alone prints; logs/timeline.log, written by a Printer
 // without a Group, keeps every line.
 type Group struct {
@@ -26,6 +27,9 @@ type Group struct {
 	Window time.Duration
 	// Every is how often a burst that lasts is counted.
 	Every time.Duration
+	// Cool: a burst that starts within Cool of the end of a burst of the
+	// same key (by the lines' times) prints no line one by one.
+	Cool time.Duration
 	// Msgf formats the words of a count and the note said once (lang.Lang.Msgf);
 	// nil: English.
 	Msgf func(format string, args ...any) string
@@ -35,6 +39,7 @@ type Group struct {
 
 	mu     sync.Mutex
 	bursts map[groupKey]*burst
+	ended  map[groupKey]time.Time // the last line of the key's last burst
 	noted  bool
 }
 
@@ -55,13 +60,16 @@ const (
 	GroupThreshold = 20
 	GroupWindow    = time.Second
 	GroupEvery     = 5 * time.Second
+	GroupCool      = 10 * time.Second
 )
 
 // NewGroup returns a Group in front of out, with the defaults: bursts of
 // more than 20 lines, each within a second of the one before, counted at
-// least every 5 seconds.
+// least every 5 seconds, a burst within 10 seconds of the last counted
+// from its first line.
 func NewGroup(out *Printer) *Group {
-	return &Group{Threshold: GroupThreshold, Window: GroupWindow, Every: GroupEvery, out: out, now: time.Now, bursts: map[groupKey]*burst{}}
+	return &Group{Threshold: GroupThreshold, Window: GroupWindow, Every: GroupEvery, Cool: GroupCool,
+		out: out, now: time.Now, bursts: map[groupKey]*burst{}, ended: map[groupKey]time.Time{}}
 }
 
 // Record prints e, or counts it in its burst.
@@ -72,11 +80,14 @@ func (g *Group) Record(e Event) {
 	k := groupKey{e.Actor, e.Verb, e.Kind, e.Namespace}
 	b := g.bursts[k]
 	if b != nil && e.Time.Sub(b.last.Time) > g.Window {
-		g.count(b)
+		g.end(k, b)
 		b = nil
 	}
 	if b == nil {
 		b = &burst{}
+		if end, ok := g.ended[k]; ok && e.Time.Sub(end) <= g.Cool {
+			b.lines = g.Threshold // the same burst, on again: counted
+		}
 		g.bursts[k] = b
 	}
 	b.lines++
@@ -109,8 +120,16 @@ func (g *Group) Tick(now time.Time) {
 	// cluster's order too.
 	sort.Slice(ended, func(i, j int) bool { return g.bursts[ended[i]].last.Time.Before(g.bursts[ended[j]].last.Time) })
 	for _, k := range ended {
-		g.count(g.bursts[k])
-		delete(g.bursts, k)
+		g.end(k, g.bursts[k])
+	}
+}
+
+// end counts b, the burst of k, which ended, and remembers when.
+func (g *Group) end(k groupKey, b *burst) {
+	g.count(b)
+	delete(g.bursts, k)
+	if b.lines > g.Threshold {
+		g.ended[k] = b.last.Time
 	}
 }
 
@@ -145,7 +164,8 @@ func (g *Group) count(b *burst) {
 		g.noted = true
 		g.out.note(l.Msgf("(bursts of more than %d lines of one actor, verb and kind are counted here; logs/timeline.log has every line)", g.Threshold))
 	}
-	g.out.recordCount(b.last, l.Msgf("×%d more in %.1f s", b.held, b.last.Time.Sub(b.from).Seconds()))
+	span := max(b.last.Time.Sub(b.from), 0) // lines without a revision come by their times
+	g.out.recordCount(b.last, l.Msgf("×%d more in %.1f s", b.held, span.Seconds()))
 	b.held = 0
 }
 

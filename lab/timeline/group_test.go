@@ -98,10 +98,10 @@ func TestGroupLongBurstAndGap(t *testing.T) {
 		g.Record(podEvent(t0, at, "kubelet (simulated)", Status, n))
 		n++
 	}
-	// After a gap of 3 s, a new burst.
+	// After a gap of 30 s (more than Cool), a new burst.
 	for i := range 3 {
-		now = t0.Add(15*time.Second + time.Duration(i)*time.Millisecond)
-		g.Record(podEvent(t0, 15*time.Second+time.Duration(i)*time.Millisecond, "kubelet (simulated)", Status, n+i))
+		now = t0.Add(42*time.Second + time.Duration(i)*time.Millisecond)
+		g.Record(podEvent(t0, 42*time.Second+time.Duration(i)*time.Millisecond, "kubelet (simulated)", Status, n+i))
 	}
 	g.Flush()
 	var counts []string
@@ -110,7 +110,7 @@ func TestGroupLongBurstAndGap(t *testing.T) {
 		if i := strings.Index(line, "zh:×"); i >= 0 {
 			counts = append(counts, line[i:])
 		}
-		if strings.Contains(line, "+15.00") {
+		if strings.Contains(line, "+42.00") {
 			tail++
 		}
 	}
@@ -123,5 +123,39 @@ func TestGroupLongBurstAndGap(t *testing.T) {
 	}
 	if total := GroupThreshold + 501 + 501 + 178; total != n {
 		t.Errorf("lines counted and printed: %d, sent %d", total, n)
+	}
+}
+
+// A burst soon after one of the same key (a scale-up's next batch) prints
+// no line one by one: it is counted from its first line.
+func TestGroupNextBatchCounted(t *testing.T) {
+	t0 := time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC)
+	var out bytes.Buffer
+	now := t0
+	g := groupAt(&out, t0, &now)
+	batch := func(from time.Duration, n, first int) {
+		for i := range n {
+			at := from + time.Duration(i)*time.Millisecond
+			now = t0.Add(at)
+			g.Record(podEvent(t0, at, "replicaset", Create, first+i))
+		}
+		g.Tick(now.Add(2 * GroupWindow))
+	}
+	batch(0, 64, 0)
+	batch(3*time.Second, 128, 64)
+	var lines, counts []string
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		switch {
+		case strings.Contains(line, "pod/web-"):
+			lines = append(lines, line)
+		case strings.Contains(line, "more in"):
+			counts = append(counts, line[strings.Index(line, "pod ×"):])
+		}
+	}
+	if len(lines) != GroupThreshold {
+		t.Errorf("%d lines printed one by one, want the first batch's first %d:\n%s", len(lines), GroupThreshold, out.String())
+	}
+	if diff := cmp.Diff([]string{"pod ×44 more in 0.0 s", "pod ×128 more in 0.1 s"}, counts); diff != "" {
+		t.Errorf("counts (-want +got):\n%s", diff)
 	}
 }
