@@ -64,20 +64,20 @@ var controllerManagerControllers = []string{
 
 // Timing of node failure handling, shortened from Kubernetes' defaults so
 // that a stopped node is noticed and its Pods replaced within about half a
-// minute. The texts that state a lab's value beside the default (scenarios,
-// docs) are checked against these and the minor's defaults
-// (defaults_test.go).
+// minute; the grace period grows with the number of nodes (nodeGrace). The
+// texts that state a lab's value beside the default (scenarios, docs) are
+// checked against these and the minor's defaults (defaults_test.go).
 const (
-	nodeMonitorGracePeriod = "16s"
-	nodeMonitorPeriod      = "2s"
-	notReadyToleration     = "10"
+	nodeMonitorPeriod  = "2s"
+	notReadyToleration = "10"
 )
 
 // timingFlags are kube-controller-manager's flags that shorten Kubernetes'
-// waits: a failed node's, and the HorizontalPodAutoscaler's.
-func timingFlags() []string {
+// waits in a lab of nodes nodes: a failed node's, and the
+// HorizontalPodAutoscaler's.
+func timingFlags(nodes int) []string {
 	return []string{
-		"--node-monitor-grace-period=" + nodeMonitorGracePeriod,
+		"--node-monitor-grace-period=" + nodeGrace(nodes).String(),
 		"--node-monitor-period=" + nodeMonitorPeriod,
 		"--horizontal-pod-autoscaler-sync-period=5s",
 		// Scale down after 15 s of lower load, not 5 minutes.
@@ -225,7 +225,7 @@ func (l *Lab) controllerManagerFlags(kubeconfig string) ([]string, error) {
 		"--concurrent-statefulset-syncs=10",
 		"--concurrent-gc-syncs=40",
 		"--allocate-node-cidrs=false",
-	}, timingFlags()...), nil
+	}, timingFlags(l.opts.Nodes)...), nil
 }
 
 // schedulerFlags are kube-scheduler's own flags.

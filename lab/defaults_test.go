@@ -46,7 +46,7 @@ func facts(t *testing.T) []fact {
 		}
 		return o
 	}
-	lab, def := parse(timingFlags()), parse(nil)
+	lab, def := parse(timingFlags(3)), parse(nil)
 
 	args := envtest.EmptyArguments()
 	(&nodes{}).apiServerFlags(args)

@@ -74,6 +74,12 @@ var (
 	ErrUnknownComponent = control.ErrUnknownComponent
 	// ErrUnknownNode: the lab has no simulated node of that name.
 	ErrUnknownNode = control.ErrUnknownNode
+	// ErrNodesNotReady: the simulated nodes were not all Ready within
+	// Options.StartTimeout; the error says how many were and which not.
+	ErrNodesNotReady = errors.New("simulated nodes not Ready in time")
+	// ErrNodeCapacity: Options.NodeCapacity names a resource other than
+	// cpu, memory and pods, or a value that is not positive.
+	ErrNodeCapacity = errors.New("unusable node capacity")
 )
 
 // Start boots etcd and kube-apiserver and returns once the apiserver serves

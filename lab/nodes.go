@@ -2,8 +2,14 @@ package lab
 
 import (
 	"context"
+	"fmt"
+	"maps"
+	"strings"
 	"sync"
+	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/crdlab/crdlab/lab/kubelet"
@@ -41,16 +47,25 @@ func (n *nodes) running() *kubelet.Kubelet {
 	return n.kubelet
 }
 
-// Start starts the simulated kubelet the first time; later, each stopped
-// node.
+// Start starts the simulated kubelet the first time, and returns once
+// every node is Ready (ErrNodesNotReady, naming those that are not, after
+// Options.StartTimeout); later, it starts each stopped node.
 func (n *nodes) Start(ctx context.Context) error {
 	l := n.lab
 	if n.running() == nil {
+		renew, _ := nodeHeartbeat(l.opts.Nodes)
+		capacity, err := nodeCapacity(l.opts.NodeCapacity)
+		if err != nil {
+			return err
+		}
 		// The nodes outlive ctx, which only bounds the start.
 		k, err := kubelet.Start(context.WithoutCancel(ctx), l.admin.config, kubelet.Options{
-			Nodes:      l.opts.Nodes,
-			StartDelay: l.opts.PodStartDelay,
-			Logger:     l.opts.Logger,
+			Nodes:              l.opts.Nodes,
+			StartDelay:         l.opts.PodStartDelay,
+			Capacity:           capacity,
+			LeaseRenewInterval: renew,
+			Workers:            podWorkers(l.opts.Nodes),
+			Logger:             l.opts.Logger,
 		})
 		if err != nil {
 			return err
@@ -58,7 +73,7 @@ func (n *nodes) Start(ctx context.Context) error {
 		n.mu.Lock()
 		n.kubelet = k
 		n.mu.Unlock()
-		return nil
+		return waitNodesReady(ctx, k, l.opts.StartTimeout)
 	}
 	for _, node := range l.Nodes() {
 		if err := l.StartNode(ctx, node.Name); err != nil {
@@ -66,6 +81,64 @@ func (n *nodes) Start(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// waitNodesReady waits until the kubelet's watch shows every node Ready.
+func waitNodesReady(ctx context.Context, k *kubelet.Kubelet, timeout time.Duration) error {
+	var waiting []string
+	err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
+		waiting = k.NotReady()
+		return len(waiting) == 0, nil
+	})
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	total := len(k.NodeNames())
+	shown := waiting
+	more := ""
+	if len(shown) > 10 {
+		shown, more = shown[:10], fmt.Sprintf(" and %d more", len(waiting)-10)
+	}
+	return fmt.Errorf("%w: %d of %d Ready after %s; not Ready: %s%s", ErrNodesNotReady,
+		total-len(waiting), total, timeout, strings.Join(shown, ", "), more)
+}
+
+// nodeHeartbeat decides, from the number of nodes, how often each renews
+// its Lease and the node monitor grace period after which the node
+// lifecycle controller marks a silent node NotReady. Up to 400 nodes:
+// every 4 s, and 16 s (a stopped node is noticed within about half a
+// minute); above, the nodes' renewals stay at 100 a second, each node's
+// interval growing up to 10 s (a kubelet's own, at a thousand nodes),
+// and the grace period is four renewals, so that a loaded apiserver
+// delaying one renewal or two does not flap a node NotReady.
+func nodeHeartbeat(count int) (renew, grace time.Duration) {
+	renew = min(max(4*time.Second, time.Duration(count)*time.Second/100), 10*time.Second)
+	return renew, 4 * renew
+}
+
+// podWorkers is how many Pods the simulated kubelet works on at once: 8,
+// and more for many nodes.
+func podWorkers(count int) int { return min(max(8, count/25), 32) }
+
+// nodeCapacity is the default capacity with what c names instead.
+func nodeCapacity(c corev1.ResourceList) (corev1.ResourceList, error) {
+	capacity := kubelet.DefaultCapacity()
+	for name, q := range c {
+		if _, known := capacity[name]; !known {
+			return nil, fmt.Errorf("%w: %q: not a node resource (known: cpu, memory, pods)", ErrNodeCapacity, name)
+		}
+		if q.Sign() <= 0 {
+			return nil, fmt.Errorf("%w: %s=%s: must be positive", ErrNodeCapacity, name, q.String())
+		}
+		if name == corev1.ResourcePods && q.MilliValue()%1000 != 0 {
+			return nil, fmt.Errorf("%w: pods=%s: must be a whole number", ErrNodeCapacity, q.String())
+		}
+	}
+	maps.Copy(capacity, c)
+	return capacity, nil
 }
 
 func (n *nodes) Running() bool {
@@ -95,4 +168,11 @@ func (n *nodes) close() {
 	if k != nil {
 		k.Stop()
 	}
+}
+
+// nodeGrace is the node monitor grace period for a lab of count nodes
+// (Options.Nodes: zero is the kubelet's default of 3).
+func nodeGrace(count int) time.Duration {
+	_, grace := nodeHeartbeat(count)
+	return grace
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -78,6 +79,13 @@ type Options struct {
 	// Nodes is how many simulated nodes to run when Nodes is a component.
 	// Zero: 3.
 	Nodes int
+
+	// NodeCapacity is each simulated node's capacity (and allocatable):
+	// cpu, memory and pods, each positive (ErrNodeCapacity); a resource not
+	// named keeps its default (kubelet.DefaultCapacity: 32 CPUs, 256Gi of
+	// memory, 400 Pods). The scheduler fits Pods' requests and counts them
+	// against it.
+	NodeCapacity corev1.ResourceList
 
 	// PodStartDelay is how long a Pod bound to a simulated node takes to
 	// become Running. Zero: at once.

@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/crdlab/crdlab/lab"
 	"github.com/crdlab/crdlab/lab/full"
@@ -31,6 +34,8 @@ type upFlags struct {
 	timeout     time.Duration
 	components  []string
 	nodes       int
+	nodeCap     map[string]string
+	capacity    corev1.ResourceList // of --node-capacity (validate)
 	podDelay    time.Duration
 	noSamples   bool
 	crds        []string
@@ -57,6 +62,14 @@ namespaces finish deleting; and an aggregated API server (metrics.k8s.io,
 so kubectl top and the HorizontalPodAutoscaler work, and lab.crdlab.dev)
 that the apiserver's aggregator routes to. --components none gives plain
 envtest.
+
+--nodes N runs N simulated nodes (a thousand fit on a laptop); up returns
+once every one is Ready, or fails after --timeout saying how many are and
+which are not. Each node renews its Lease every 4 s (up to 10 s, a
+kubelet's own, above 400 nodes) and reports its status when it changes or
+every 5 minutes, as a kubelet does. --node-capacity sets each node's cpu,
+memory and pods (cpu=32,memory=256Gi,pods=400 unless given), which the
+scheduler fits the Pods' requests to (docs/workloads.md).
 
 The sample CRDs (the seed's User, users.auth.ilinux.io, short name u;
 WebApp, short name wa; RedisCluster, short name redis; and RedisBackup,
@@ -104,6 +117,7 @@ otherwise. docs/zh is the guide in Chinese.`),
 		Example: minorText(`  crdlab up
   crdlab up -d && export KUBECONFIG=~/.crdlab/kubeconfig
   crdlab up -d --kubernetes {OLDEST}
+  crdlab up -d --nodes 1000 --node-capacity cpu=8,memory=32Gi,pods=110
   crdlab up --data-dir ~/.crdlab-data --port 6443`),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -129,6 +143,9 @@ func (f *upFlags) addFlags(cmd *cobra.Command) {
 		"optional components to run besides etcd and kube-apiserver: controller-manager, scheduler, nodes, aggregated-api; "+
 			"'all', or 'none' for plain envtest (apiserver only)")
 	cmd.Flags().IntVar(&f.nodes, "nodes", 3, "how many simulated nodes to run")
+	cmd.Flags().StringToStringVar(&f.nodeCap, "node-capacity", nil,
+		"each simulated node's capacity: any of cpu, memory and pods, the others as by default")
+	cmd.Flags().Lookup("node-capacity").DefValue = "cpu=32,memory=256Gi,pods=400"
 	cmd.Flags().BoolVar(&f.noSamples, "no-samples", false, "do not install the sample CRDs nor run the sample operators")
 	cmd.Flags().StringArrayVar(&f.crds, "crds", nil, "a folder or file of your own CRD manifests to install (repeatable)")
 	cmd.Flags().StringArrayVar(&f.webhooks, "webhooks", nil,
@@ -176,6 +193,9 @@ func (f *upFlags) validate(ctx context.Context) error {
 	}
 	if f.nodes < 1 {
 		return fmt.Errorf("--nodes %d: must be at least 1", f.nodes)
+	}
+	if f.capacity, err = parseNodeCapacity(f.nodeCap); err != nil {
+		return err
 	}
 	if f.podDelay < 0 {
 		return fmt.Errorf("--pod-start-delay %s: must not be negative", f.podDelay)
@@ -237,6 +257,7 @@ func runUp(ctx context.Context, out, errOut io.Writer, f *upFlags) error {
 			StartTimeout:          f.timeout,
 			Components:            components,
 			Nodes:                 f.nodes,
+			NodeCapacity:          f.capacity,
 			PodStartDelay:         f.podDelay,
 			CRDDirectoryPaths:     f.crds,
 			Webhooks:              f.webhooks,
@@ -264,6 +285,39 @@ func flagError(err error) error {
 		return fmt.Errorf("--ui-port: %w", err)
 	case errors.Is(err, lab.ErrWorkDir):
 		return fmt.Errorf("--state-dir: %w", err)
+	case errors.Is(err, lab.ErrNodesNotReady):
+		return fmt.Errorf("--timeout: %w", err)
+	case errors.Is(err, lab.ErrNodeCapacity):
+		return fmt.Errorf("--node-capacity: %w", err)
 	}
 	return err
+}
+
+// parseNodeCapacity reads --node-capacity: cpu, memory and pods, each a
+// positive quantity (pods a whole number).
+func parseNodeCapacity(in map[string]string) (corev1.ResourceList, error) {
+	if len(in) == 0 {
+		return nil, nil
+	}
+	out := corev1.ResourceList{}
+	for _, name := range slices.Sorted(maps.Keys(in)) {
+		v := in[name]
+		switch corev1.ResourceName(name) {
+		case corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourcePods:
+		default:
+			return nil, fmt.Errorf("--node-capacity %s=%s: unknown resource %q (want cpu, memory or pods)", name, v, name)
+		}
+		q, err := resource.ParseQuantity(v)
+		if err != nil {
+			return nil, fmt.Errorf("--node-capacity %s=%s: not a quantity (like 8, 500m, 16Gi): %w", name, v, err)
+		}
+		if q.Sign() <= 0 {
+			return nil, fmt.Errorf("--node-capacity %s=%s: must be positive", name, v)
+		}
+		if name == string(corev1.ResourcePods) && q.MilliValue()%1000 != 0 {
+			return nil, fmt.Errorf("--node-capacity pods=%s: must be a whole number", v)
+		}
+		out[corev1.ResourceName(name)] = q
+	}
+	return out, nil
 }

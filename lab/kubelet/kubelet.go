@@ -41,11 +41,17 @@ type Options struct {
 	// RunTime is how long a Pod with restartPolicy Never or OnFailure runs
 	// before it succeeds, unless its annotation says otherwise. Zero: 1s.
 	RunTime time.Duration
-	// Capacity of each node. Nil: 32 CPUs, 256Gi of memory, 400 Pods.
+	// Capacity of each node. Nil: DefaultCapacity.
 	Capacity corev1.ResourceList
-	// LeaseRenewInterval is how often each node renews its Lease.
-	// Zero: 4s.
+	// LeaseRenewInterval is how often each node renews its Lease (with a
+	// jitter of 4%, as a kubelet's lease controller), the nodes' renewals
+	// spread evenly over it. Zero: 4s.
 	LeaseRenewInterval time.Duration
+	// StatusReportInterval is how often a node reports its status when
+	// nothing changed (a kubelet's nodeStatusReportFrequency): the Lease
+	// says the node lives; a change (the node lifecycle controller marked
+	// it NotReady) is reported at once. Zero: 5 minutes.
+	StatusReportInterval time.Duration
 	// Workers is how many Pods are worked on at once. Zero: 8.
 	Workers int
 	// Logger receives diagnostics.
@@ -63,39 +69,57 @@ func (o *Options) defaults() {
 		o.RunTime = time.Second
 	}
 	if o.Capacity == nil {
-		o.Capacity = corev1.ResourceList{
-			corev1.ResourceCPU:    resource.MustParse("32"),
-			corev1.ResourceMemory: resource.MustParse("256Gi"),
-			corev1.ResourcePods:   resource.MustParse("400"),
-		}
+		o.Capacity = DefaultCapacity()
 	}
 	if o.LeaseRenewInterval == 0 {
 		o.LeaseRenewInterval = 4 * time.Second
+	}
+	if o.StatusReportInterval == 0 {
+		o.StatusReportInterval = 5 * time.Minute
 	}
 	if o.Workers == 0 {
 		o.Workers = 8
 	}
 }
 
+// DefaultCapacity is a simulated node's capacity unless Options.Capacity
+// says otherwise: 32 CPUs, 256Gi of memory, 400 Pods.
+func DefaultCapacity() corev1.ResourceList {
+	return corev1.ResourceList{
+		corev1.ResourceCPU:    resource.MustParse("32"),
+		corev1.ResourceMemory: resource.MustParse("256Gi"),
+		corev1.ResourcePods:   resource.MustParse("400"),
+	}
+}
+
+// nodeWorkers is how many nodes' leases and statuses are written at once:
+// enough that a thousand nodes' renewals (100 a second) keep up with an
+// apiserver that takes a second to answer each under load.
+func nodeWorkers(nodes int) int { return min(max(nodes/8, 4), 128) }
+
 // ErrUnknownNode: no simulated node has that name.
 var ErrUnknownNode = errors.New("no such simulated node")
 
 // Kubelet runs the simulated nodes.
 type Kubelet struct {
-	opts   Options
-	client kubernetes.Interface
-	pods   corelisters.PodLister
-	queue  workqueue.TypedRateLimitingInterface[string]
-	cancel context.CancelFunc
-	done   sync.WaitGroup
-	now    func() time.Time // the clock of Pods' lives
+	opts       Options
+	client     kubernetes.Interface // Pods: rate limited
+	heartbeats kubernetes.Interface // Leases and Node status: never waits behind Pod work
+	pods       corelisters.PodLister
+	nodeList   corelisters.NodeLister
+	queue      workqueue.TypedRateLimitingInterface[string]
+	nodeQueue  workqueue.TypedDelayingInterface[nodeWork]
+	cancel     context.CancelFunc
+	done       sync.WaitGroup
+	now        func() time.Time // the clock of Pods' lives
 
 	mu    sync.Mutex
 	nodes map[string]*node
 }
 
 // Start registers the nodes and starts their kubelets; they run until
-// Stop or until ctx is done.
+// Stop or until ctx is done. It returns once every node is registered;
+// NotReady says which are not yet seen Ready.
 func Start(ctx context.Context, cfg *rest.Config, opts Options) (*Kubelet, error) {
 	opts.defaults()
 	cfg = rest.CopyConfig(cfg)
@@ -111,27 +135,58 @@ func Start(ctx context.Context, cfg *rest.Config, opts Options) (*Kubelet, error
 	if err != nil {
 		return nil, fmt.Errorf("unable to create a client for the simulated kubelet: %w", err)
 	}
+	// The heartbeats' client is not rate limited, as a kubelet's own
+	// heartbeat client: a burst of Pod work never delays a Lease. Their
+	// rate is bounded by the renew interval (Options.LeaseRenewInterval).
+	hbCfg := rest.CopyConfig(cfg)
+	hbCfg.QPS, hbCfg.Burst = -1, 0
+	hb, err := kubernetes.NewForConfig(hbCfg)
+	if err != nil {
+		return nil, fmt.Errorf("unable to create a client for the simulated kubelet: %w", err)
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	k := &Kubelet{
-		opts:   opts,
-		client: cs,
-		cancel: cancel,
-		now:    time.Now,
-		nodes:  map[string]*node{},
+		opts:       opts,
+		client:     cs,
+		heartbeats: hb,
+		cancel:     cancel,
+		now:        time.Now,
+		nodes:      map[string]*node{},
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "simulated-kubelet"}),
+		nodeQueue: workqueue.NewTypedDelayingQueueWithConfig(
+			workqueue.TypedDelayingQueueConfig[nodeWork]{Name: "simulated-nodes"}),
 	}
+	go func() {
+		<-ctx.Done()
+		k.queue.ShutDown()
+		k.nodeQueue.ShutDown()
+	}()
 	for i := 1; i <= opts.Nodes; i++ {
 		n := &node{name: fmt.Sprintf("%s%d", opts.NamePrefix, i), index: i, running: true}
-		if err := k.register(ctx, n); err != nil {
-			cancel()
-			return nil, err
-		}
 		k.nodes[n.name] = n
 	}
+	if err := k.registerAll(ctx); err != nil {
+		cancel()
+		return nil, err
+	}
 
-	// Only Pods bound to a node; the kubelet filters further by its nodes.
+	// One watch of Nodes for every simulated node: a status that changed
+	// (the node lifecycle controller marked a node NotReady) is reported
+	// again at once, and NotReady reads it.
+	nodeFactory := informers.NewSharedInformerFactoryWithOptions(hb, 0,
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+			o.LabelSelector = SimulatedLabel + "=true"
+		}))
+	nodeInformer := nodeFactory.Core().V1().Nodes()
+	k.nodeList = nodeInformer.Lister()
+	_, _ = nodeInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    k.nodeChanged,
+		UpdateFunc: func(_, obj any) { k.nodeChanged(obj) },
+	})
+	// One watch of Pods for every simulated node: only Pods bound to a
+	// node; the kubelet filters further by its nodes.
 	factory := informers.NewSharedInformerFactoryWithOptions(cs, 0,
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 			o.FieldSelector = fields.OneTermNotEqualSelector("spec.nodeName", "").String()
@@ -143,12 +198,15 @@ func Start(ctx context.Context, cfg *rest.Config, opts Options) (*Kubelet, error
 		UpdateFunc: func(_, obj any) { k.enqueue(obj) },
 	})
 	factory.Start(ctx.Done())
+	nodeFactory.Start(ctx.Done())
 	// Checked every 5 ms: client-go's WaitForCacheSync checks every 100 ms,
 	// and the nodes' start is part of a lab's.
-	synced := func(context.Context) (bool, error) { return podInformer.Informer().HasSynced(), nil }
+	synced := func(context.Context) (bool, error) {
+		return podInformer.Informer().HasSynced() && nodeInformer.Informer().HasSynced(), nil
+	}
 	if err := wait.PollUntilContextCancel(ctx, 5*time.Millisecond, true, synced); err != nil {
 		cancel()
-		return nil, fmt.Errorf("simulated kubelet: pod cache did not sync: %w", err)
+		return nil, fmt.Errorf("simulated kubelet: pod and node caches did not sync: %w", err)
 	}
 	for i := 0; i < opts.Workers; i++ {
 		k.done.Add(1)
@@ -158,15 +216,15 @@ func Start(ctx context.Context, cfg *rest.Config, opts Options) (*Kubelet, error
 			}
 		}()
 	}
-	k.done.Add(1)
-	go func() {
-		defer k.done.Done()
-		k.heartbeat(ctx)
-	}()
-	go func() {
-		<-ctx.Done()
-		k.queue.ShutDown()
-	}()
+	k.scheduleHeartbeats()
+	for i := 0; i < nodeWorkers(opts.Nodes); i++ {
+		k.done.Add(1)
+		go func() {
+			defer k.done.Done()
+			for k.processNode(ctx) {
+			}
+		}()
+	}
 	return k, nil
 }
 
@@ -174,6 +232,7 @@ func Start(ctx context.Context, cfg *rest.Config, opts Options) (*Kubelet, error
 func (k *Kubelet) Stop() {
 	k.cancel()
 	k.queue.ShutDown()
+	k.nodeQueue.ShutDown()
 	k.done.Wait()
 }
 
@@ -202,9 +261,10 @@ func (k *Kubelet) StartNode(ctx context.Context, name string) error {
 	k.mu.Lock()
 	n := k.nodes[name]
 	k.mu.Unlock()
-	if err := k.updateNodeStatus(ctx, n); err != nil {
+	if err := k.updateNodeStatus(ctx, n, nil); err != nil {
 		return err
 	}
+	k.nodeQueue.Add(nodeWork{name: name})
 	pods, err := k.pods.List(labels.Everything())
 	if err != nil {
 		return err

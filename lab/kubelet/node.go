@@ -7,6 +7,7 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
@@ -21,47 +22,80 @@ type node struct {
 	name    string
 	index   int
 	running bool
-	nextIP  int // last host part handed out to a Pod
+	nextIP  int                   // last host part handed out to a Pod
+	lease   *coordinationv1.Lease // as last written, renewed without a read
 }
 
-// register creates the Node, or takes over an existing one (a lab restarted
-// on the same data dir), and sets its status Ready.
+// nodeWork is an item of the nodes' queue: renew a node's Lease, or
+// report its status.
+type nodeWork struct {
+	name   string
+	status bool
+}
+
+// labels are every simulated node's labels.
+func nodeLabels(name string) map[string]string {
+	return map[string]string{
+		"kubernetes.io/hostname": name,
+		"kubernetes.io/os":       "linux",
+		"kubernetes.io/arch":     "amd64",
+		// A kubelet sets the beta labels too; else the node lifecycle
+		// controller adds them, a read and a write per node.
+		"beta.kubernetes.io/os":   "linux",
+		"beta.kubernetes.io/arch": "amd64",
+		SimulatedLabel:            "true",
+	}
+}
+
+// SimulatedLabel marks the Nodes the simulated kubelet registered.
+const SimulatedLabel = "crdlab.dev/simulated"
+
+// register creates the Node with a Ready status and its Lease (a kubelet
+// registers with its status set too), or takes over an existing one (a
+// lab restarted on the same data dir) and sets its status Ready.
 func (k *Kubelet) register(ctx context.Context, n *node) error {
-	want := &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: n.name,
-			Labels: map[string]string{
-				"kubernetes.io/hostname": n.name,
-				"kubernetes.io/os":       "linux",
-				"kubernetes.io/arch":     "amd64",
-				"crdlab.dev/simulated":   "true",
-			},
-		},
-	}
+	want := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n.name, Labels: nodeLabels(n.name)}}
+	k.setStatus(want, n, metav1.Now())
 	_, err := k.client.CoreV1().Nodes().Create(ctx, want, metav1.CreateOptions{FieldManager: FieldManager})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("unable to register node %s: %w", n.name, err)
+	if apierrors.IsAlreadyExists(err) {
+		err = k.updateNodeStatus(ctx, n, nil)
 	}
-	if err := k.updateNodeStatus(ctx, n); err != nil {
-		return err
+	if err != nil {
+		return fmt.Errorf("unable to register node %s: %w", n.name, err)
 	}
 	return k.renewLease(ctx, n)
 }
 
 // updateNodeStatus writes a Ready status with capacity, addresses and the
-// node's info, as a kubelet does on its status heartbeat. It reads the node
-// again and retries when another writer changed it meanwhile (the node
-// lifecycle controller tainting a node that was just registered).
-func (k *Kubelet) updateNodeStatus(ctx context.Context, n *node) error {
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error { return k.writeNodeStatus(ctx, n) })
+// node's info, as a kubelet does when its status changed or at its
+// nodeStatusReportFrequency. It starts from cached (the informer's copy)
+// when given, and reads the node again and retries when another writer
+// changed it meanwhile (the node lifecycle controller tainting a node that
+// was just registered).
+func (k *Kubelet) updateNodeStatus(ctx context.Context, n *node, cached *corev1.Node) error {
+	first := true
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur := cached
+		if !first || cur == nil {
+			var err error
+			if cur, err = k.heartbeats.CoreV1().Nodes().Get(ctx, n.name, metav1.GetOptions{}); err != nil {
+				return fmt.Errorf("unable to read node %s: %w", n.name, err)
+			}
+		} else {
+			cur = cur.DeepCopy()
+		}
+		first = false
+		k.setStatus(cur, n, metav1.Now())
+		if _, err := k.heartbeats.CoreV1().Nodes().UpdateStatus(ctx, cur, metav1.UpdateOptions{FieldManager: FieldManager}); err != nil {
+			return fmt.Errorf("unable to update status of node %s: %w", n.name, err)
+		}
+		return nil
+	})
 }
 
-func (k *Kubelet) writeNodeStatus(ctx context.Context, n *node) error {
-	cur, err := k.client.CoreV1().Nodes().Get(ctx, n.name, metav1.GetOptions{})
-	if err != nil {
-		return fmt.Errorf("unable to read node %s: %w", n.name, err)
-	}
-	now := metav1.Now()
+// setStatus sets cur's status to what a running simulated node reports,
+// keeping the transition times of the conditions that did not change.
+func (k *Kubelet) setStatus(cur *corev1.Node, n *node, now metav1.Time) {
 	cond := func(t corev1.NodeConditionType, s corev1.ConditionStatus, reason, msg string) corev1.NodeCondition {
 		c := corev1.NodeCondition{Type: t, Status: s, Reason: reason, Message: msg, LastHeartbeatTime: now, LastTransitionTime: now}
 		for _, old := range cur.Status.Conditions {
@@ -81,7 +115,7 @@ func (k *Kubelet) writeNodeStatus(ctx context.Context, n *node) error {
 		cond(corev1.NodeReady, corev1.ConditionTrue, "KubeletReady", "simulated kubelet is posting ready status"),
 	}
 	cur.Status.Addresses = []corev1.NodeAddress{
-		{Type: corev1.NodeInternalIP, Address: fmt.Sprintf("10.89.0.%d", n.index)},
+		{Type: corev1.NodeInternalIP, Address: nodeIP(n.index)},
 		{Type: corev1.NodeHostName, Address: n.name},
 	}
 	cur.Status.NodeInfo = corev1.NodeSystemInfo{
@@ -94,20 +128,46 @@ func (k *Kubelet) writeNodeStatus(ctx context.Context, n *node) error {
 		Architecture:            "amd64",
 	}
 	cur.Status.DaemonEndpoints = corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: 10250}}
-	if _, err := k.client.CoreV1().Nodes().UpdateStatus(ctx, cur, metav1.UpdateOptions{FieldManager: FieldManager}); err != nil {
-		return fmt.Errorf("unable to update status of node %s: %w", n.name, err)
+}
+
+// nodeIP is the address of the node of that index: 10.89.0.1 for the
+// first, on through 10.89.255.255 (so that a thousand nodes have one each).
+func nodeIP(index int) string {
+	return fmt.Sprintf("10.89.%d.%d", index/256, index%256)
+}
+
+// statusCurrent reports whether node shows what its simulated kubelet
+// reports: Ready, with its capacity. Anything else (the node lifecycle
+// controller marked it Unknown) is a change the kubelet reports at once.
+func (k *Kubelet) statusCurrent(node *corev1.Node) bool {
+	return nodeReady(node) && equality.Semantic.DeepEqual(node.Status.Capacity, k.opts.Capacity)
+}
+
+// nodeReady reports whether node's Ready condition is True.
+func nodeReady(node *corev1.Node) bool {
+	for _, c := range node.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
 	}
-	return nil
+	return false
 }
 
 // renewLease creates or renews the node's Lease in kube-node-lease, the
-// heartbeat the node lifecycle controller watches.
+// heartbeat the node lifecycle controller watches: one write, from the
+// Lease as last written; a read only when someone else wrote it.
 func (k *Kubelet) renewLease(ctx context.Context, n *node) error {
-	leases := k.client.CoordinationV1().Leases(corev1.NamespaceNodeLease)
+	leases := k.heartbeats.CoordinationV1().Leases(corev1.NamespaceNodeLease)
 	now := metav1.NewMicroTime(time.Now())
-	lease, err := leases.Get(ctx, n.name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		_, err = leases.Create(ctx, &coordinationv1.Lease{
+	k.mu.Lock()
+	lease := n.lease.DeepCopy()
+	k.mu.Unlock()
+	var err error
+	if lease != nil {
+		lease.Spec.RenewTime = &now
+		lease, err = leases.Update(ctx, lease, metav1.UpdateOptions{FieldManager: FieldManager})
+	} else {
+		lease, err = leases.Create(ctx, &coordinationv1.Lease{
 			ObjectMeta: metav1.ObjectMeta{Name: n.name, Namespace: corev1.NamespaceNodeLease},
 			Spec: coordinationv1.LeaseSpec{
 				HolderIdentity:       ptr.To(n.name),
@@ -115,49 +175,39 @@ func (k *Kubelet) renewLease(ctx context.Context, n *node) error {
 				RenewTime:            &now,
 			},
 		}, metav1.CreateOptions{FieldManager: FieldManager})
-		return err
+	}
+	if apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) || apierrors.IsNotFound(err) {
+		lease, err = k.takeOverLease(ctx, n, now)
 	}
 	if err != nil {
-		return err
+		return fmt.Errorf("unable to renew the lease of node %s: %w", n.name, err)
+	}
+	k.mu.Lock()
+	n.lease = lease
+	k.mu.Unlock()
+	return nil
+}
+
+// takeOverLease reads the node's Lease and renews it (it was written by
+// someone else, or by a lab before this one on the same data dir), or
+// creates it if it is gone.
+func (k *Kubelet) takeOverLease(ctx context.Context, n *node, now metav1.MicroTime) (*coordinationv1.Lease, error) {
+	leases := k.heartbeats.CoordinationV1().Leases(corev1.NamespaceNodeLease)
+	lease, err := leases.Get(ctx, n.name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return leases.Create(ctx, &coordinationv1.Lease{
+			ObjectMeta: metav1.ObjectMeta{Name: n.name, Namespace: corev1.NamespaceNodeLease},
+			Spec: coordinationv1.LeaseSpec{
+				HolderIdentity:       ptr.To(n.name),
+				LeaseDurationSeconds: ptr.To(int32(40)),
+				RenewTime:            &now,
+			},
+		}, metav1.CreateOptions{FieldManager: FieldManager})
+	}
+	if err != nil {
+		return nil, err
 	}
 	lease.Spec.HolderIdentity = ptr.To(n.name)
 	lease.Spec.RenewTime = &now
-	_, err = leases.Update(ctx, lease, metav1.UpdateOptions{FieldManager: FieldManager})
-	return err
-}
-
-// statusEvery is how often a running node rewrites its Ready status even
-// when nothing changed (a kubelet's nodeStatusReportFrequency).
-const statusEvery = time.Minute
-
-// heartbeat renews the leases of running nodes until ctx is done.
-func (k *Kubelet) heartbeat(ctx context.Context) {
-	tick := time.NewTicker(k.opts.LeaseRenewInterval)
-	defer tick.Stop()
-	lastStatus := time.Now()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		refreshStatus := time.Since(lastStatus) > statusEvery
-		if refreshStatus {
-			lastStatus = time.Now()
-		}
-		for _, name := range k.NodeNames() {
-			n, running := k.nodeRunning(name)
-			if !running {
-				continue
-			}
-			if err := k.renewLease(ctx, n); err != nil {
-				k.opts.Logger.V(1).Info("simulated kubelet: lease renewal failed", "node", name, "error", err.Error())
-			}
-			if refreshStatus {
-				if err := k.updateNodeStatus(ctx, n); err != nil {
-					k.opts.Logger.V(1).Info("simulated kubelet: status update failed", "node", name, "error", err.Error())
-				}
-			}
-		}
-	}
+	return leases.Update(ctx, lease, metav1.UpdateOptions{FieldManager: FieldManager})
 }

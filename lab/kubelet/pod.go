@@ -174,8 +174,8 @@ func (k *Kubelet) runningStatus(pod *corev1.Pod, n *node, now time.Time, behavio
 	ready := behavior != BehaviorNeverReady && behavior != BehaviorCrashLoop
 	status := &corev1.PodStatus{
 		Phase:     corev1.PodRunning,
-		HostIP:    fmt.Sprintf("10.89.0.%d", n.index),
-		HostIPs:   []corev1.HostIP{{IP: fmt.Sprintf("10.89.0.%d", n.index)}},
+		HostIP:    nodeIP(n.index),
+		HostIPs:   []corev1.HostIP{{IP: nodeIP(n.index)}},
 		PodIP:     k.podIP(pod, n),
 		StartTime: &t,
 		QOSClass:  pod.Status.QOSClass,
@@ -259,7 +259,8 @@ func finishedStatus(pod *corev1.Pod, now time.Time, phase corev1.PodPhase, exitC
 	return status
 }
 
-// podIP hands out addresses from 10.244.<node>.0/24, stable for a Pod.
+// podIP hands out addresses from 10.244.<node>.0/24 (10.245.<node-256>.0/24
+// from the 256th node on, and so on), stable for a Pod.
 func (k *Kubelet) podIP(pod *corev1.Pod, n *node) string {
 	if pod.Status.PodIP != "" {
 		return pod.Status.PodIP
@@ -267,7 +268,7 @@ func (k *Kubelet) podIP(pod *corev1.Pod, n *node) string {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	n.nextIP = n.nextIP%253 + 1
-	return fmt.Sprintf("10.244.%d.%d", n.index, n.nextIP+1)
+	return fmt.Sprintf("10.%d.%d.%d", 244+n.index/256, n.index%256, n.nextIP+1)
 }
 
 func durationAnnotation(pod *corev1.Pod, key string) (time.Duration, bool) {

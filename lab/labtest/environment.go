@@ -90,7 +90,9 @@ type Environment struct {
 	ErrorIfCRDPathMissing bool
 
 	// NodeCount is how many simulated nodes a lab of its own runs
-	// (default 3).
+	// (default 3). Start returns once every one is Ready (a thousand take
+	// seconds), or fails saying how many are; Args of
+	// {"--node-capacity", "cpu=8,memory=32Gi,pods=110"} sets their capacity.
 	NodeCount int
 
 	// WithComponents are the optional components a lab of its own runs

@@ -11,7 +11,7 @@ import (
 )
 
 // The packages whose messages go through Msg and Msgf.
-var speakers = []string{"../../cmd/crdlab", "../../scenarios", "../../scenarios/format", "../server"}
+var speakers = []string{"../../cmd/crdlab", "../../scenarios", "../../scenarios/format", "../server", "../timeline"}
 
 // messages returns the literal first arguments of every Msg and Msgf call
 // in the packages, with where each is.

@@ -145,6 +145,9 @@ var zh = map[string]string{
 	"%d simulated nodes ready":                                                    "%d 个模拟节点已就绪",
 	"aggregated API server ready: metrics.k8s.io, lab.crdlab.dev":                 "聚合 API 服务器已就绪：metrics.k8s.io、lab.crdlab.dev",
 	"sample operators running: %s; the WebApp's webhooks served on https://%s":    "示例 Operator 已运行：%s；WebApp 的 webhook 在 https://%s 上提供服务",
+	// The terminal's timeline counts bursts (lab/timeline.Group).
+	"(bursts of more than %d lines of one actor, verb and kind are counted here; logs/timeline.log has every line)": "（同一执行者、同一动作、同一类对象连续超过 %d 行时，这里只计数；logs/timeline.log 里每一行都有）",
+	"×%d more in %.1f s": "另有 ×%d 行，历时 %.1f 秒",
 }
 
 // actorZH names a timeline actor (lab/internal/actor's words) in Chinese:

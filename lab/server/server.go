@@ -118,7 +118,15 @@ func Run(ctx context.Context, d control.Dir, opts Options) error {
 		fmt.Fprintln(out)
 		fmt.Fprint(out, l.Msgf("Watching the cluster (Ctrl-C stops the lab), in the cluster's order (etcd revisions, the apiserver's times; lines held %s):\n",
 			s.timeline.Window()))
-		sink = timeline.Tee(printer, logged)
+		// A person reads the terminal: bursts (a scale-up of thousands
+		// of Pods) are counted there, the log keeps every line.
+		grouped := timeline.NewGroup(printer)
+		grouped.Msgf = l.Msgf
+		stop := make(chan struct{})
+		done := make(chan struct{})
+		go func() { defer close(done); grouped.Run(stop) }()
+		defer func() { close(stop); <-done }()
+		sink = timeline.Tee(grouped, logged)
 	}
 	return s.timeline.Timeline(ctx, sink, nil)
 }

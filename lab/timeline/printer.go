@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -54,23 +55,28 @@ var verbColor = map[string]string{
 	Reconcile: "\x1b[1m",  // bold: an in-process operator's reconcile pass
 }
 
-// Record prints e.
-func (p *Printer) Record(e Event) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+// head is the start of e's line: its time, actor and verb.
+func (p *Printer) head(e Event) string {
 	verb := fmt.Sprintf("%-6s", e.Verb)
 	if p.color {
 		verb = verbColor[e.Verb] + verb + "\x1b[0m"
-	}
-	obj := e.Object()
-	if e.Namespace != "" && e.Namespace != p.Namespace {
-		obj += " -n " + e.Namespace
 	}
 	actor := e.Actor
 	if p.ActorName != nil {
 		actor = p.ActorName(actor)
 	}
-	line := fmt.Sprintf("%+8.3fs  %-20s %s  %s", e.Time.Sub(p.start).Seconds(), actor, verb, obj)
+	return fmt.Sprintf("%+8.3fs  %-20s %s", e.Time.Sub(p.start).Seconds(), actor, verb)
+}
+
+// Record prints e.
+func (p *Printer) Record(e Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	obj := e.Object()
+	if e.Namespace != "" && e.Namespace != p.Namespace {
+		obj += " -n " + e.Namespace
+	}
+	line := p.head(e) + "  " + obj
 	if e.Detail != "" {
 		line += "  " + e.Detail
 	}
@@ -81,4 +87,23 @@ func (p *Printer) Record(e Event) {
 		line += fmt.Sprintf("  #%d", e.Revision)
 	}
 	fmt.Fprintln(p.out, line)
+}
+
+// recordCount prints a line that counts lines of e's actor, verb and kind
+// (Group): e's time, actor and verb, its kind without a name, and count.
+func (p *Printer) recordCount(e Event, count string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	obj := strings.ToLower(e.Kind)
+	if e.Namespace != "" && e.Namespace != p.Namespace {
+		obj += " -n " + e.Namespace
+	}
+	fmt.Fprintln(p.out, p.head(e)+"  "+obj+" "+count)
+}
+
+// note prints a line of its own, not an event's.
+func (p *Printer) note(text string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintln(p.out, text)
 }

@@ -1,0 +1,140 @@
+package lab_test
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crdlab/crdlab/lab"
+)
+
+// scalePods is how many Pods the scale spec runs on its 200 nodes:
+// $CRDLAB_SCALE_PODS, or 2,000 (on the loaded 2-core machine: Ready in
+// 29 s, gone in 30 s, the spec a minute and its lab's boot 5 s).
+func scalePods() int32 {
+	if n, err := strconv.Atoi(os.Getenv("CRDLAB_SCALE_PODS")); err == nil && n > 0 {
+		return int32(n)
+	}
+	return 2000
+}
+
+// A lab of 200 nodes: Start returns with every node Ready, a Deployment of
+// thousands of Pods runs on them and goes, and no node is ever seen
+// NotReady meanwhile.
+var _ = Describe("a lab at scale", Ordered, func() {
+	const nodeCount = 200
+	var (
+		l        *lab.Lab
+		c        client.Client
+		notReady notReadySeen
+	)
+	BeforeAll(func(ctx context.Context) {
+		var err error
+		l, err = lab.Start(ctx, lab.Options{
+			Components: []string{lab.ControllerManager, lab.Scheduler, lab.Nodes},
+			Nodes:      nodeCount,
+			NodeCapacity: corev1.ResourceList{
+				corev1.ResourceCPU:  resource.MustParse("4"),
+				corev1.ResourcePods: resource.MustParse("30"),
+			},
+			Logger: GinkgoLogr,
+		})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func() { Expect(l.Stop()).To(Succeed()) })
+		c = l.Client()
+		cs := kubernetes.NewForConfigOrDie(l.RESTConfig())
+		informer := cache.NewSharedIndexInformer(cache.NewListWatchFromClient(cs.CoreV1().RESTClient(), "nodes", "", fields.Everything()),
+			&corev1.Node{}, 0, cache.Indexers{})
+		_, _ = informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    notReady.see,
+			UpdateFunc: func(_, obj any) { notReady.see(obj) },
+		})
+		stop := make(chan struct{})
+		DeferCleanup(func() { close(stop) })
+		go informer.Run(stop)
+		Eventually(informer.HasSynced).WithContext(ctx).WithTimeout(30 * time.Second).Should(BeTrue())
+	}, NodeTimeout(3*time.Minute))
+
+	It("returns from Start with every node Ready, with the capacity asked for", func(ctx context.Context) {
+		var nodes corev1.NodeList
+		Expect(c.List(ctx, &nodes)).To(Succeed())
+		Expect(nodes.Items).To(HaveLen(nodeCount))
+		for _, n := range nodes.Items {
+			Expect(nodeReady(&n)).To(Equal(corev1.ConditionTrue), "node %s right after Start", n.Name)
+			Expect(n.Status.Capacity.Cpu().String()).To(Equal("4"), "node %s", n.Name)
+			Expect(n.Status.Capacity.Pods().String()).To(Equal("30"), "node %s", n.Name)
+			Expect(n.Status.Capacity.Memory().String()).To(Equal("256Gi"), "node %s (the default)", n.Name)
+		}
+		Expect(notReady.names()).To(BeEmpty())
+	})
+
+	It("runs thousands of Pods and scales them to 0, every node Ready throughout", func(ctx context.Context) {
+		pods := scalePods()
+		d := deployment("default", "scale", 0)
+		d.Spec.Template.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")}
+		Expect(c.Create(ctx, d)).To(Succeed())
+		DeferCleanup(func(ctx context.Context) { _ = c.Delete(ctx, d) })
+		start := time.Now()
+		Expect(c.Patch(ctx, d, client.RawPatch("application/merge-patch+json",
+			[]byte(`{"spec":{"replicas":`+strconv.Itoa(int(pods))+`}}`)))).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(notReady.names()).To(BeEmpty(), "nodes seen NotReady")
+			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(d), d)).To(Succeed())
+			g.Expect(d.Status.ReadyReplicas).To(Equal(pods))
+		}).WithContext(ctx).WithTimeout(4 * time.Minute).WithPolling(time.Second).Should(Succeed())
+		GinkgoWriter.Printf("%d Pods Ready on %d nodes in %s\n", pods, nodeCount, time.Since(start).Round(100*time.Millisecond))
+		Expect(notReady.names()).To(BeEmpty(), "nodes seen NotReady while the Pods started")
+
+		start = time.Now()
+		d.Spec.Replicas = ptr.To(int32(0))
+		Expect(c.Update(ctx, d)).To(Succeed())
+		Eventually(func(g Gomega) {
+			var list corev1.PodList
+			g.Expect(c.List(ctx, &list, client.InNamespace("default"), client.MatchingLabels{"app": "scale"})).To(Succeed())
+			g.Expect(list.Items).To(BeEmpty())
+		}).WithContext(ctx).WithTimeout(4 * time.Minute).WithPolling(time.Second).Should(Succeed())
+		GinkgoWriter.Printf("%d Pods gone in %s\n", pods, time.Since(start).Round(100*time.Millisecond))
+		Expect(notReady.names()).To(BeEmpty(), "nodes seen NotReady while the Pods went")
+	}, SpecTimeout(9*time.Minute))
+})
+
+// notReadySeen records the nodes a watch saw not Ready.
+type notReadySeen struct {
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+func (s *notReadySeen) see(obj any) {
+	n, ok := obj.(*corev1.Node)
+	if !ok || nodeReady(n) == corev1.ConditionTrue {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.seen == nil {
+		s.seen = map[string]bool{}
+	}
+	s.seen[n.Name] = true
+}
+
+func (s *notReadySeen) names() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for n := range s.seen {
+		out = append(out, n)
+	}
+	return out
+}
