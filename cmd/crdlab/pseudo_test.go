@@ -1,0 +1,94 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/crdlab/crdlab/lab/lang"
+)
+
+// pseudoLocale is the pseudo-language's locale: every catalogued message
+// shows marked, any other bare (lab/lang: Pseudo).
+const pseudoLocale = "LC_ALL=xx"
+
+// checkMarked fails on any bare English (lang.Bare) in what crdlab said.
+func checkMarked(t *testing.T, what, out string) {
+	t.Helper()
+	if bare := lang.Bare(out); len(bare) > 0 {
+		t.Errorf("%s: English outside the catalog: %q\n%s", what, bare, out)
+	}
+}
+
+// commandPaths lists every command under root (cobra's help and completion
+// included), as arguments.
+func commandPaths(root *cobra.Command) [][]string {
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	var out [][]string
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
+		out = append(out, path)
+		for _, sub := range c.Commands() {
+			walk(sub, append(append([]string(nil), path...), sub.Name()))
+		}
+	}
+	walk(root, nil)
+	return out
+}
+
+// Every command's --help, in the pseudo-language: cobra's words, the
+// descriptions, the examples and the flags' descriptions and defaults all
+// come from the catalog.
+func TestPseudoHelp(t *testing.T) {
+	t.Setenv("LC_ALL", "xx")
+	t.Setenv("HOME", "/home/you")
+	t.Setenv("CRDLAB_STATE_DIR", "")
+	paths := commandPaths(newRootCommand())
+	if len(paths) < 25 {
+		t.Fatalf("only %d commands found: %q", len(paths), paths)
+	}
+	for _, path := range paths {
+		args := append(append([]string(nil), path...), "--help")
+		if len(path) > 0 && path[0] == "help" {
+			args = path // 'crdlab help' prints the root's help
+		}
+		var out bytes.Buffer
+		cmd := newRootCommand()
+		cmd.SetArgs(args)
+		cmd.SetOut(&out)
+		cmd.SetErr(&out)
+		if err := cmd.Execute(); err != nil {
+			t.Errorf("crdlab %s: %v", strings.Join(args, " "), err)
+			continue
+		}
+		checkMarked(t, "crdlab "+strings.Join(args, " "), out.String())
+	}
+}
+
+// The help in Chinese: a Chinese locale, or --lang zh where the command
+// has it.
+func TestHelpGoldenZh(t *testing.T) {
+	t.Setenv("LC_ALL", "zh_CN.UTF-8")
+	t.Setenv("HOME", "/home/you")
+	t.Setenv("CRDLAB_STATE_DIR", "")
+	for name, args := range map[string][]string{
+		"help-root-zh":         {"--help"},
+		"help-scenario-run-zh": {"scenario", "run", "--help"},
+		"help-up-zh":           {"up", "--help", "--lang", "zh"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var out bytes.Buffer
+			cmd := newRootCommand()
+			cmd.SetArgs(args)
+			cmd.SetOut(&out)
+			cmd.SetErr(&out)
+			if err := cmd.Execute(); err != nil {
+				t.Fatal(err)
+			}
+			goldenCompare(t, name, out.String())
+		})
+	}
+}
