@@ -92,3 +92,53 @@ func TestHelpGoldenZh(t *testing.T) {
 		})
 	}
 }
+
+// The main paths in the pseudo-language: the common errors, the scenario
+// commands, version, and one lab's session (up -d, status, node list, a
+// scenario run, down). Every sentence a learner reads comes from the
+// catalog.
+func TestPseudoSession(t *testing.T) {
+	c := newCLI(t)
+	c.env = []string{pseudoLocale}
+	check := func(wantCode int, args ...string) string {
+		t.Helper()
+		out, code := c.run(args...)
+		if code != wantCode {
+			t.Errorf("crdlab %s: exit %d, want %d\n%s", strings.Join(args, " "), code, wantCode, out)
+		}
+		checkMarked(t, "crdlab "+strings.Join(args, " "), out)
+		return out
+	}
+
+	// Nothing runs yet: the common errors.
+	check(3, "status")
+	check(1, "down")
+	check(1, "node", "list")
+	check(1, "controller", "list")
+	check(1, "reset")
+	check(1, "scenario", "run", "no-such")
+	check(1, "scenario", "run", "delete-pod", "--output", "yaml")
+	check(1, "up", "--nodes", "0")
+	check(1, "up", "--port", "70000")
+	check(1, "up", "--ui-port", "8080", "--no-ui")
+	check(1, "up", "--components", "kubelet")
+	check(1, "up", "--timeout", "0s")
+	check(1, "up", "--no-such-flag")
+	check(1, "up", "--nodes", "many")
+	check(1, "up", "--nodes")
+
+	// The scenario commands that need no cluster.
+	check(0, "scenario", "list")
+	check(0, "scenario", "explain", "delete-pod")
+	check(0, "scenario", "lint", "../../scenarios/builtin/delete-pod.yaml")
+
+	if testing.Short() {
+		return
+	}
+	// One lab's session.
+	check(0, "up", "-d", "--no-ui")
+	check(0, "status")
+	check(0, "node", "list")
+	check(0, "scenario", "run", "delete-pod")
+	check(0, "down")
+}

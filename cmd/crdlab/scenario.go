@@ -169,7 +169,7 @@ writes a JUnit XML report.`,
 
 func runScenarios(ctx context.Context, out, errOut io.Writer, g *globalFlags, f *runFlags, args []string) error {
 	if f.output != "text" && f.output != "json" {
-		return fmt.Errorf("--output %q: want text or json", f.output)
+		return errors.New(g.language().Msgf("--output %q: want text or json", f.output))
 	}
 	// The language: --lang, the locale, or the running lab's.
 	labLang := lang.EN

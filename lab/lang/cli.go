@@ -138,6 +138,26 @@ var cliZH = map[string]string{
 	// crdlab version
 	"Print the versions of crdlab and of the components built into it": "打印 crdlab 以及内置组件的版本",
 	"Print the versions of crdlab and of the components built into it\n(Kubernetes 1.37, etcd), then each Kubernetes minor crdlab serves:\nbuilt in, or the components executable found for it (crdlab-k8s-<minor>,\nin $CRDLAB_COMPONENTS_DIR, next to crdlab, or in the user cache) and the\nversion it serves, or where it was looked for.": "打印 crdlab 以及内置组件（Kubernetes 1.37、etcd）的版本，然后列出 crdlab\n提供的每个 Kubernetes 次版本：是内置的，还是找到了它的组件可执行文件\n（crdlab-k8s-<minor>，在 $CRDLAB_COMPONENTS_DIR 里、crdlab 旁边或者用户缓存里）\n以及它提供的版本，或者在哪些地方找过它。",
+	// Errors of the command line: up's flag checks (cmd/crdlab/up.go) and
+	// pflag's and cobra's own (cmd/crdlab: errorText).
+	"--binary-assets-dir %s and --kubernetes %s: give one or the other (the binaries there serve a Kubernetes of their own)": "--binary-assets-dir %s 和 --kubernetes %s 只能给一个（那里的可执行文件提供它们自己的 Kubernetes 版本）",
+	"--port %d: must be between 1 and 65535":                                                                 "--port %d：必须在 1 到 65535 之间",
+	"--webhook-port %d: must be between 1 and 65535":                                                         "--webhook-port %d：必须在 1 到 65535 之间",
+	"--webhook-port %d: no webhook of yours to serve: give --webhooks (or --crds with a conversion webhook)": "--webhook-port %d：没有你自己的 webhook 需要提供：请给出 --webhooks（或者带转换 webhook 的 --crds）",
+	"--ui-port %d: must be between 1 and 65535":                                                              "--ui-port %d：必须在 1 到 65535 之间",
+	"--ui-port %d: the web UI is off (--no-ui): give one or the other":                                       "--ui-port %d：Web UI 已经关掉了（--no-ui）：两者只能给一个",
+	"--nodes %d: must be at least 1":                                                                         "--nodes %d：至少为 1",
+	"--pod-start-delay %s: must not be negative":                                                             "--pod-start-delay %s：不能是负数",
+	"--timeout %s: must be positive":                                                                         "--timeout %s：必须大于零",
+	"--binary-assets-dir %s: not a folder":                                                                   "--binary-assets-dir %s：不是一个目录",
+	"--components: unknown component %q (known: %s, or all, none)":                                           "--components：未知的组件 %q（可用的有 %s，或者 all、none）",
+	"--output %q: want text or json":                                                                         "--output %q：应为 text 或 json",
+	"unknown flag: %s":                                                                                       "未知的选项：%s",
+	"unknown shorthand flag: %s":                                                                             "未知的短选项：%s",
+	"flag needs an argument: %s":                                                                             "选项需要一个值：%s",
+	"invalid argument %s for %s flag: %s":                                                                    "%[2]s 选项的值 %[1]s 无效：%[3]s",
+	"unknown command %s for %s":                                                                              "%[2]s 没有 %[1]s 这个命令",
+	"Did you mean this?":                                                                                     "你要找的是不是：",
 }
 
 func init() {
