@@ -67,7 +67,7 @@ var cliZH = map[string]string{
 
 	// crdlab status
 	"Say whether a lab runs on the state dir, and where": "显示状态目录上有没有正在运行的实验环境，以及它在哪里",
-	"Say whether a lab runs on the state dir and, if one does, its process,\nendpoint, kubeconfig, the Kubernetes version it serves ('crdlab up\n--kubernetes'), data dir and uptime, each supervised process (etcd,\nkube-apiserver, kube-controller-manager, kube-scheduler) with its restarts,\nand the processes' memory. The first line is \"running\", or \"degraded\" while\na process that crashed is being restarted (or when the lab lost data it\ncannot get back). Exits 0 when a lab runs, 3 when none does.": "显示状态目录上有没有正在运行的实验环境；如果有，显示它的进程、API 地址、\nkubeconfig、它提供的 Kubernetes 版本（'crdlab up --kubernetes'）、数据目录\n和运行时长，每个受监管的进程（etcd、kube-apiserver、\nkube-controller-manager、kube-scheduler）及其重启次数，以及各进程占用的内存。\n第一行是“运行中”；有进程崩溃、正在重启时（或者实验环境丢了无法找回的数据时）\n是“降级”。有实验环境在运行时退出码为 0，没有时为 3。",
+	"Say whether a lab runs on the state dir and, if one does, its process,\nendpoint, kubeconfig, the Kubernetes version it serves ('crdlab up\n--kubernetes'), data dir and uptime, each supervised process (etcd,\nkube-apiserver, kube-controller-manager, kube-scheduler) with its restarts,\nand the processes' memory. The first line is \"running\", or \"degraded\" while\na process that crashed is being restarted (or when the lab lost data it\ncannot get back). Exits 0 when a lab runs, 3 when none does.": "显示状态目录上有没有正在运行的实验环境；如果有，显示它的进程、API 地址、\nkubeconfig、它提供的 Kubernetes 版本（'crdlab up --kubernetes'）、数据目录\n和运行时长，每个受监管的进程（etcd、kube-apiserver、\nkube-controller-manager、kube-scheduler）及其重启次数，以及各进程占用的内存。\n第一行是“运行中”；有进程崩溃、正在重启时（或者实验环境丢了无法找回的数据时）\n是“降级运行”。有实验环境在运行时退出码为 0，没有时为 3。",
 
 	// crdlab kubectl
 	"Run kubectl (compiled in) against the running lab": "对正在运行的实验环境运行 kubectl（已编译在 crdlab 里）",
@@ -157,7 +157,11 @@ var cliZH = map[string]string{
 	"flag needs an argument: %s":                                                                             "选项需要一个值：%s",
 	"invalid argument %s for %s flag: %s":                                                                    "%[2]s 选项的值 %[1]s 无效：%[3]s",
 	"unknown command %s for %s":                                                                              "%[2]s 没有 %[1]s 这个命令",
-	"Did you mean this?":                                                                                     "你要找的是不是：",
+	"%s: ok\n":                                                                                               "%s：没有问题\n",
+	"%s: warning: no Chinese text for %s (a --lang zh learner reads them in English)\n":                      "%s：警告：%s 没有中文文本（用 --lang zh 的学习者会读到英文）\n",
+	"degraded": "降级运行（有进程正在重启）",
+	"    %-24s pid %-7d rss %4d MiB  pss %4d MiB  (peak rss %d MiB)\n": "    %-24s pid %-7d rss %4d MiB  pss %4d MiB（峰值 rss %d MiB）\n",
+	"Did you mean this?": "你要找的是不是：",
 }
 
 func init() {
