@@ -139,6 +139,9 @@ func TestPseudoSession(t *testing.T) {
 	check(0, "up", "-d", "--no-ui")
 	check(0, "status")
 	check(0, "node", "list")
+	check(0, "controller", "list")
+	check(0, "controller", "stop", "webapp-operator")
+	check(0, "controller", "start", "webapp-operator")
 	// The runner's lines are checked; the timeline's (lab/timeline: its
 	// details, "deletion requested (graceful)", are not in the catalog yet)
 	// are logged. An Event's message is Kubernetes' own words.

@@ -161,7 +161,10 @@ var cliZH = map[string]string{
 	"%s: warning: no Chinese text for %s (a --lang zh learner reads them in English)\n":                      "%s：警告：%s 没有中文文本（用 --lang zh 的学习者会读到英文）\n",
 	"degraded": "降级运行（有进程正在重启）",
 	"    %-24s pid %-7d rss %4d MiB  pss %4d MiB  (peak rss %d MiB)\n": "    %-24s pid %-7d rss %4d MiB  pss %4d MiB（峰值 rss %d MiB）\n",
-	"Did you mean this?": "你要找的是不是：",
+	"NAME\tSTATE":              "名称\t状态",
+	"controller %s: stopped\n": "控制器 %s 已停止\n",
+	"controller %s: started\n": "控制器 %s 已启动\n",
+	"Did you mean this?":       "你要找的是不是：",
 }
 
 func init() {
