@@ -27,40 +27,45 @@ it watches and reconciles it, however long it was away.`,
   kubectl apply -f fixtures/samples/webapp-shop.yaml   # stored, and nothing more
   crdlab controller start webapp-operator              # its Deployment and Service appear`,
 	}
-	cmd.AddCommand(
-		&cobra.Command{
-			Use:   "list",
-			Short: "List the lab's controllers and whether each runs",
-			Args:  cobra.NoArgs,
-			RunE: func(cmd *cobra.Command, _ []string) error {
-				c, err := control.Dial(g.state())
-				if err != nil {
-					return err
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List the lab's controllers and whether each runs",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := control.Dial(g.state())
+			if err != nil {
+				return err
+			}
+			comps, err := c.Components(cmd.Context())
+			if err != nil {
+				return err
+			}
+			l := g.language()
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 3, ' ', 0)
+			fmt.Fprintln(tw, l.Msg("NAME\tSTATE"))
+			for _, comp := range comps {
+				state := l.Msg("running")
+				if !comp.Running {
+					state = l.Msg("stopped")
 				}
-				comps, err := c.Components(cmd.Context())
-				if err != nil {
-					return err
-				}
-				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 3, ' ', 0)
-				fmt.Fprintln(tw, "NAME\tSTATE")
-				for _, comp := range comps {
-					state := "running"
-					if !comp.Running {
-						state = "stopped"
-					}
-					fmt.Fprintf(tw, "%s\t%s\n", comp.Name, state)
-				}
-				return tw.Flush()
-			},
+				fmt.Fprintf(tw, "%s\t%s\n", comp.Name, state)
+			}
+			return tw.Flush()
 		},
-		controllerAction(g, "stop", "Stop a controller of the lab", (*control.Client).StopComponent),
-		controllerAction(g, "start", "Start a stopped controller again", (*control.Client).StartComponent),
+	}
+	g.addLangFlag(list, false)
+	cmd.AddCommand(
+		list,
+		controllerAction(g, "stop", "Stop a controller of the lab", "controller %s: stopped\n", (*control.Client).StopComponent),
+		controllerAction(g, "start", "Start a stopped controller again", "controller %s: started\n", (*control.Client).StartComponent),
 	)
 	return cmd
 }
 
-func controllerAction(g *globalFlags, verb, short string, act func(*control.Client, context.Context, string) error) *cobra.Command {
-	return &cobra.Command{
+// controllerAction is 'crdlab controller stop|start': done says so, in
+// the command's language.
+func controllerAction(g *globalFlags, verb, short, done string, act func(*control.Client, context.Context, string) error) *cobra.Command {
+	cmd := &cobra.Command{
 		Use:   verb + " NAME",
 		Short: short,
 		Args:  cobra.ExactArgs(1),
@@ -72,8 +77,10 @@ func controllerAction(g *globalFlags, verb, short string, act func(*control.Clie
 			if err := act(c, cmd.Context(), args[0]); err != nil {
 				return fmt.Errorf("controller %s: %w", args[0], err)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "controller %s: %sed\n", args[0], map[string]string{"stop": "stopp", "start": "start"}[verb])
+			fmt.Fprint(cmd.OutOrStdout(), g.language().Msgf(done, args[0]))
 			return nil
 		},
 	}
+	g.addLangFlag(cmd, false)
+	return cmd
 }

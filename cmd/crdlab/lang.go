@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -70,7 +71,40 @@ func errorText(l lang.Lang, g *globalFlags, err error) string {
 	case errors.As(err, &lerr):
 		return l.Msgf("the scenario file %s has %d problem(s):\n%s", lerr.File, len(lerr.Problems), lerr.Error())
 	}
-	return err.Error()
+	return commandLineError(l, err.Error())
+}
+
+// pflag's and cobra's errors about the command line, by their words.
+var commandLineErrors = []struct {
+	re  *regexp.Regexp
+	msg string
+}{
+	{regexp.MustCompile(`^unknown flag: (.+)$`), "unknown flag: %s"},
+	{regexp.MustCompile(`^unknown shorthand flag: (.+)$`), "unknown shorthand flag: %s"},
+	{regexp.MustCompile(`^flag needs an argument: (.+)$`), "flag needs an argument: %s"},
+	{regexp.MustCompile(`^invalid argument (".*") for (".*") flag: (.*)$`), "invalid argument %s for %s flag: %s"},
+	{regexp.MustCompile(`^unknown command (".*") for (".*")$`), "unknown command %s for %s"},
+}
+
+// commandLineError says msg, an error of pflag or cobra, in l; any other
+// as it is.
+func commandLineError(l lang.Lang, msg string) string {
+	first, rest, _ := strings.Cut(msg, "\n")
+	for _, e := range commandLineErrors {
+		if m := e.re.FindStringSubmatch(first); m != nil {
+			args := make([]any, len(m)-1)
+			for i, a := range m[1:] {
+				args[i] = a
+			}
+			first = l.Msgf(e.msg, args...)
+			if rest != "" {
+				rest = strings.Replace(rest, "Did you mean this?", l.Msg("Did you mean this?"), 1)
+				return first + "\n" + rest
+			}
+			return first
+		}
+	}
+	return msg
 }
 
 // printError says err on the command's error output, in the command's

@@ -103,5 +103,6 @@ Start with 'crdlab up', then use kubectl against the printed kubeconfig.`,
 		newEnvtestCommand(),
 		newVersionCommand(),
 	)
+	localizeHelp(cmd, g)
 	return cmd, g
 }

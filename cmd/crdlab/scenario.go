@@ -47,7 +47,7 @@ otherwise. docs/zh is the guide in Chinese.`,
   crdlab scenario run delete-pod --lang zh`,
 	}
 	g.addLangFlag(cmd, true)
-	cmd.AddCommand(newScenarioListCommand(g), newScenarioExplainCommand(g), newScenarioRunCommand(g), newScenarioLintCommand())
+	cmd.AddCommand(newScenarioListCommand(g), newScenarioExplainCommand(g), newScenarioRunCommand(g), newScenarioLintCommand(g))
 	return cmd
 }
 
@@ -93,7 +93,7 @@ func newScenarioExplainCommand(g *globalFlags) *cobra.Command {
 	}
 }
 
-func newScenarioLintCommand() *cobra.Command {
+func newScenarioLintCommand(g *globalFlags) *cobra.Command {
 	return &cobra.Command{
 		Use:   "lint FILE...",
 		Short: "Check scenario files without running them (no cluster needed)",
@@ -105,14 +105,19 @@ a problem.`,
 		Example: `  crdlab scenario lint my-scenario.yaml other.yaml`,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			l := g.language()
 			bad := 0
 			for _, f := range args {
-				if _, err := scenarios.Load(f); err != nil {
+				s, err := scenarios.Load(f)
+				if err != nil {
 					bad++
 					fmt.Fprintln(cmd.ErrOrStderr(), err)
 					continue
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "%s: ok\n", f)
+				fmt.Fprint(cmd.OutOrStdout(), l.Msgf("%s: ok\n", f))
+				if missing := s.Untranslated(lang.ZH); len(missing) > 0 {
+					fmt.Fprint(cmd.ErrOrStderr(), l.Msgf("%s: warning: no Chinese text for %s (a --lang zh learner reads them in English)\n", f, strings.Join(missing, ", ")))
+				}
 			}
 			if bad > 0 {
 				return exitCode(1)
@@ -169,7 +174,7 @@ writes a JUnit XML report.`,
 
 func runScenarios(ctx context.Context, out, errOut io.Writer, g *globalFlags, f *runFlags, args []string) error {
 	if f.output != "text" && f.output != "json" {
-		return fmt.Errorf("--output %q: want text or json", f.output)
+		return errors.New(g.language().Msgf("--output %q: want text or json", f.output))
 	}
 	// The language: --lang, the locale, or the running lab's.
 	labLang := lang.EN

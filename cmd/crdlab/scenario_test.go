@@ -111,3 +111,23 @@ func TestScenarioLint(t *testing.T) {
 		}
 	}
 }
+
+// lint warns about a scenario with no Chinese text, and keeps its exit
+// status: a learner of --lang zh reads the texts in English.
+func TestScenarioLintUntranslated(t *testing.T) {
+	c := newCLI(t)
+	out, code := c.run("scenario", "lint", "../../scenarios/testdata/zh/incomplete.yaml", "../../scenarios/testdata/zh/complete.yaml")
+	if code != 0 {
+		t.Fatalf("exit %d, want 0:\n%s", code, out)
+	}
+	if !strings.Contains(out, "incomplete.yaml: warning: no Chinese text for spec.") {
+		t.Errorf("no warning about incomplete.yaml's missing Chinese:\n%s", out)
+	}
+	if strings.Count(out, ": warning") != 1 {
+		t.Errorf("want one warning, for incomplete.yaml only:\n%s", out)
+	}
+	c.env = []string{"LANG=zh_CN.UTF-8"}
+	if out, _ := c.run("scenario", "lint", "../../scenarios/testdata/zh/incomplete.yaml"); !strings.Contains(out, "incomplete.yaml：警告：") {
+		t.Errorf("the warning in Chinese:\n%s", out)
+	}
+}

@@ -40,7 +40,7 @@ cannot get back). Exits 0 when a lab runs, 3 when none does.`,
 			if state == "" {
 				state = control.StateRunning // a lab of an older crdlab
 			}
-			fmt.Fprintln(out, state)
+			fmt.Fprintln(out, l.Msg(string(state)))
 			for _, p := range st.Problems {
 				fmt.Fprint(out, l.Msgf("  problem:    %s\n", p))
 			}
@@ -113,7 +113,7 @@ func printProcesses(out io.Writer, tree []server.Process, l lang.Lang) {
 	fmt.Fprint(out, l.Msg("  processes:\n"))
 	for _, p := range tree {
 		if withPSS {
-			fmt.Fprintf(out, "    %-24s pid %-7d rss %4d MiB  pss %4d MiB  (peak rss %d MiB)\n", p.Name, p.PID, p.RSS>>20, p.PSS>>20, p.PeakRSS>>20)
+			fmt.Fprint(out, l.Msgf("    %-24s pid %-7d rss %4d MiB  pss %4d MiB  (peak rss %d MiB)\n", p.Name, p.PID, p.RSS>>20, p.PSS>>20, p.PeakRSS>>20))
 			continue
 		}
 		fmt.Fprintf(out, "    %-24s pid %-7d rss %4d MiB\n", p.Name, p.PID, p.RSS>>20)

@@ -165,50 +165,52 @@ func (f *upFlags) addFlags(cmd *cobra.Command) {
 // validate checks flag values before anything starts, and that the
 // components of the Kubernetes minor asked for are there.
 func (f *upFlags) validate(ctx context.Context) error {
+	l := f.language()
 	kube, err := resolveKubernetes(ctx, f.kubernetes)
 	if err != nil {
 		return err
 	}
 	f.kube = kube
 	if kube.Chosen && f.assetsDir != "" {
-		return fmt.Errorf("--binary-assets-dir %s and --kubernetes %s: give one or the other (the binaries there serve a Kubernetes of their own)", f.assetsDir, kube.Minor)
+		return errors.New(l.Msgf("--binary-assets-dir %s and --kubernetes %s: give one or the other (the binaries there serve a Kubernetes of their own)", f.assetsDir, kube.Minor))
 	}
 	if err := f.state().CheckPathLength(); err != nil {
 		return fmt.Errorf("--state-dir: %w", err)
+
 	}
 	if f.port < 0 || f.port > 65535 {
-		return fmt.Errorf("--port %d: must be between 1 and 65535", f.port)
+		return errors.New(l.Msgf("--port %d: must be between 1 and 65535", f.port))
 	}
 	if f.webhookPort < 0 || f.webhookPort > 65535 {
-		return fmt.Errorf("--webhook-port %d: must be between 1 and 65535", f.webhookPort)
+		return errors.New(l.Msgf("--webhook-port %d: must be between 1 and 65535", f.webhookPort))
 	}
 	if f.webhookPort != 0 && len(f.webhooks) == 0 && len(f.crds) == 0 {
-		return fmt.Errorf("--webhook-port %d: no webhook of yours to serve: give --webhooks (or --crds with a conversion webhook)", f.webhookPort)
+		return errors.New(l.Msgf("--webhook-port %d: no webhook of yours to serve: give --webhooks (or --crds with a conversion webhook)", f.webhookPort))
 	}
 	if f.uiPort < 0 || f.uiPort > 65535 {
-		return fmt.Errorf("--ui-port %d: must be between 1 and 65535", f.uiPort)
+		return errors.New(l.Msgf("--ui-port %d: must be between 1 and 65535", f.uiPort))
 	}
 	if f.uiPort != 0 && f.noUI {
-		return fmt.Errorf("--ui-port %d: the web UI is off (--no-ui): give one or the other", f.uiPort)
+		return errors.New(l.Msgf("--ui-port %d: the web UI is off (--no-ui): give one or the other", f.uiPort))
 	}
 	if f.nodes < 1 {
-		return fmt.Errorf("--nodes %d: must be at least 1", f.nodes)
+		return errors.New(l.Msgf("--nodes %d: must be at least 1", f.nodes))
 	}
 	if f.capacity, err = parseNodeCapacity(f.nodeCap); err != nil {
 		return err
 	}
 	if f.podDelay < 0 {
-		return fmt.Errorf("--pod-start-delay %s: must not be negative", f.podDelay)
+		return errors.New(l.Msgf("--pod-start-delay %s: must not be negative", f.podDelay))
 	}
 	if _, err := f.labComponents(); err != nil {
 		return err
 	}
 	if f.timeout <= 0 {
-		return fmt.Errorf("--timeout %s: must be positive", f.timeout)
+		return errors.New(l.Msgf("--timeout %s: must be positive", f.timeout))
 	}
 	if f.assetsDir != "" {
 		if fi, err := os.Stat(f.assetsDir); err != nil || !fi.IsDir() {
-			return fmt.Errorf("--binary-assets-dir %s: not a folder", f.assetsDir)
+			return errors.New(l.Msgf("--binary-assets-dir %s: not a folder", f.assetsDir))
 		}
 	}
 	return nil
@@ -216,6 +218,7 @@ func (f *upFlags) validate(ctx context.Context) error {
 
 // labComponents turns --components into lab.Options.Components.
 func (f *upFlags) labComponents() ([]string, error) {
+	l := f.language()
 	switch {
 	case len(f.components) == 1 && f.components[0] == "all":
 		return nil, nil
@@ -224,7 +227,7 @@ func (f *upFlags) labComponents() ([]string, error) {
 	}
 	for _, c := range f.components {
 		if !slices.Contains(lab.ComponentNames(), c) {
-			return nil, fmt.Errorf("--components: unknown component %q (known: %s, or all, none)", c, strings.Join(lab.ComponentNames(), ", "))
+			return nil, errors.New(l.Msgf("--components: unknown component %q (known: %s, or all, none)", c, strings.Join(lab.ComponentNames(), ", ")))
 		}
 	}
 	return f.components, nil

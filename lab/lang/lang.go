@@ -31,6 +31,8 @@ func Parse(s string) (Lang, error) {
 		return EN, nil
 	case ZH:
 		return ZH, nil
+	case Pseudo:
+		return Pseudo, nil
 	}
 	return EN, fmt.Errorf("--lang %q: %w (want en or zh)", s, ErrUnknown)
 }
@@ -63,6 +65,8 @@ func ofLocale(loc string) Lang {
 	switch strings.ReplaceAll(loc, "-", "_") {
 	case "zh", "zh_CN", "zh_TW", "zh_SG", "zh_HK":
 		return ZH
+	case string(Pseudo):
+		return Pseudo
 	}
 	return EN
 }
@@ -72,6 +76,9 @@ func Default() Lang { return FromLocale(os.Getenv) }
 
 // Msg returns msg in the language: its translation, or msg itself.
 func (l Lang) Msg(msg string) string {
+	if l == Pseudo {
+		return pseudo(msg)
+	}
 	if l == ZH {
 		if t, ok := zh[msg]; ok && t != "" {
 			return t
@@ -89,6 +96,9 @@ func (l Lang) Msgf(format string, args ...any) string {
 // Actor names a timeline actor: in Chinese, with a gloss of what it is
 // where one helps (replicaset（副本集控制器）); in English, as it is.
 func (l Lang) Actor(name string) string {
+	if l == Pseudo && actorZH[name] != "" {
+		return Mark(name)
+	}
 	if l == ZH {
 		if t, ok := actorZH[name]; ok {
 			return t
@@ -100,7 +110,7 @@ func (l Lang) Actor(name string) string {
 // Translated reports whether msg has a translation in the language (English
 // has every message).
 func (l Lang) Translated(msg string) bool {
-	if l != ZH {
+	if l != ZH && l != Pseudo {
 		return true
 	}
 	return zh[msg] != ""

@@ -13,8 +13,16 @@ import (
 // (never empty). Its steps describe themselves in the language. In(EN)
 // returns the scenario as written.
 func (s *Scenario) In(l lang.Lang) *Scenario {
-	if l != lang.ZH {
+	if l != lang.ZH && l != lang.Pseudo {
 		return s
+	}
+	pick := pick
+	if l == lang.Pseudo { // the English text, marked where it has Chinese
+		pick = func(en *string, other string) {
+			if strings.TrimSpace(other) != "" {
+				*en = lang.Mark(*en)
+			}
+		}
 	}
 	out := *s
 	out.lang = l
@@ -74,7 +82,7 @@ func (s *Scenario) Lang() lang.Lang {
 // version in the language, by their path (spec.zh.title,
 // spec.steps[3].zh.narrate); nil when every one has.
 func (s *Scenario) Untranslated(l lang.Lang) []string {
-	if l != lang.ZH {
+	if l != lang.ZH && l != lang.Pseudo {
 		return nil
 	}
 	var out []string
