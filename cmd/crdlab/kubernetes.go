@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/crdlab/crdlab/lab/kubeminor"
+	"github.com/crdlab/crdlab/lab/lang"
 	"github.com/crdlab/crdlab/lab/multicall"
 )
 
@@ -18,21 +19,45 @@ var kubernetesFlagUsage = minorText("Kubernetes minor to serve: {MINORS} ({BUILT
 // from their one list (kubeminor): {MINORS} "1.35, 1.36 or 1.37",
 // {OTHERS} the minors not built in ("1.35 or 1.36"), {BUILTIN}, {OLDEST},
 // and {EXAMPLE} {EXAMPLE_PATCH} the newest minor not built in and its
-// patch ("1.36", "1.36.5").
+// patch ("1.36", "1.36.5"). It remembers the template of each text it
+// fills, so that the catalog translates the template (localizedText), not
+// a list of minors written again.
 func minorText(s string) string {
+	filled := minorTextIn(lang.EN, s)
+	if filled != s {
+		minorTemplates[filled] = s
+	}
+	return filled
+}
+
+// minorTemplates maps a text minorText filled to its template.
+var minorTemplates = map[string]string{}
+
+// minorTextIn fills in s as minorText does, in l (the lists' "or").
+func minorTextIn(l lang.Lang, s string) string {
 	others := kubeminor.ComponentsMinors()
 	example := kubeminor.BuiltIn
 	if len(others) > 0 {
 		example = others[len(others)-1]
 	}
+	or := l.Msg("or")
 	return strings.NewReplacer(
-		"{MINORS}", kubeminor.List(kubeminor.Supported(), "or"),
-		"{OTHERS}", kubeminor.List(others, "or"),
+		"{MINORS}", kubeminor.List(kubeminor.Supported(), or),
+		"{OTHERS}", kubeminor.List(others, or),
 		"{BUILTIN}", kubeminor.BuiltIn,
 		"{OLDEST}", kubeminor.Oldest(),
 		"{EXAMPLE}", example,
 		"{EXAMPLE_PATCH}", strings.TrimPrefix(kubeminor.Patch(example), "v"),
 	).Replace(s)
+}
+
+// localizedText is s in l: the catalog's translation of its template,
+// filled in l, when minorText filled s, else of s itself.
+func localizedText(l lang.Lang, s string) string {
+	if t, ok := minorTemplates[s]; ok {
+		return minorTextIn(l, l.Msg(t))
+	}
+	return l.Msg(s)
 }
 
 func addKubernetesFlag(cmd *cobra.Command, v *string) {

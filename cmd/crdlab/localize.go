@@ -32,15 +32,15 @@ func localize(cmd *cobra.Command, l lang.Lang) {
 	if cmd.Parent() == nil {
 		cmd.SetUsageTemplate(usageTemplate(l))
 	}
-	cmd.Short = l.Msg(cmd.Short)
-	cmd.Long = l.Msg(cmd.Long)
-	cmd.Example = l.Msg(cmd.Example)
+	cmd.Short = localizedText(l, cmd.Short)
+	cmd.Long = localizedText(l, cmd.Long)
+	cmd.Example = localizedText(l, cmd.Example)
 	tr := func(f *pflag.Flag) {
 		if f.Name == "help" && f.Usage == "help for "+cmd.DisplayName() {
 			f.Usage = l.Msgf("help for %s", cmd.DisplayName())
 			return
 		}
-		f.Usage = l.Msg(f.Usage)
+		f.Usage = localizedText(l, f.Usage)
 	}
 	cmd.Flags().VisitAll(tr)
 	cmd.PersistentFlags().VisitAll(tr)
