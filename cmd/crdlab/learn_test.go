@@ -415,7 +415,9 @@ func buildController(t *testing.T, c *cli, watchOwned bool) *learnerController {
 	bin := filepath.Join(work, "user-configmaps")
 	build := exec.Command("go", "build", "-o", bin, ".")
 	build.Dir = work
-	build.Env = append(os.Environ(), "GOFLAGS=-mod=readonly")
+	// The caller's GOFLAGS kept (make's -trimpath): the learner's module is
+	// on crdlab's versions, so its packages are those go test compiled.
+	build.Env = append(os.Environ(), "GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -mod=readonly"))
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build of the completed skeleton: %v\n%s", err, out)
 	}
