@@ -77,8 +77,34 @@ func (op taskOp) run(ctx context.Context, r *runner, _ time.Duration) (string, e
 	poll := time.NewTicker(taskPoll)
 	defer poll.Stop()
 	last := ""
+	type verdict struct {
+		ok  bool
+		why string
+	}
 	for {
-		ok, why := r.checkTask(ctx, op.Task)
+		// The checks run (a few requests each, seconds on a loaded
+		// machine) while the learner's asks for a hint are answered at
+		// once: an ask waits at most a couple of seconds for a task.
+		checked := make(chan verdict, 1)
+		go func() {
+			ok, why := r.checkTask(ctx, op.Task)
+			checked <- verdict{ok, why}
+		}()
+		var v verdict
+	checking:
+		for {
+			select {
+			case <-ctx.Done():
+				return "", ctx.Err()
+			case req := <-asks:
+				req.Reply <- hint()
+			case <-unaskedC:
+				hint()
+			case v = <-checked:
+				break checking
+			}
+		}
+		ok, why := v.ok, v.why
 		if ok {
 			break
 		}
