@@ -19,8 +19,9 @@ const defaultRestoreWithin = 10 * time.Second
 // restore is what an expectRestored check deleted: the object's uid, and
 // when.
 type restore struct {
-	uid types.UID
-	at  time.Time
+	uid     types.UID
+	at      time.Time
+	expired bool // said not back within the time: a later one is not a put back
 }
 
 // checkRestored checks that the learner's controller puts back the object
@@ -51,11 +52,17 @@ func (r *runner) checkRestored(ctx context.Context, e *format.ExpectRestored) st
 	case apierrors.IsNotFound(err) && time.Since(last.at) <= within:
 		return l.Msgf("%s: deleted by this check; waiting for your controller to put it back (within %s)", what, within)
 	case apierrors.IsNotFound(err):
+		r.mu.Lock()
+		last.expired = true
+		r.restores[key] = last
+		r.mu.Unlock()
 		return l.Msgf("%s: deleted by this check, and not back within %s: your controller does not see it go. Does it watch the objects it owns (Owns), or make them only when it starts and lists everything?", what, within)
 	case err != nil:
 		return err.Error()
 	}
-	if !last.at.IsZero() && o.GetUID() != last.uid && o.GetCreationTimestamp().Sub(last.at) <= within {
+	// A creation timestamp is floored to the second: the object was made
+	// up to a second after it says.
+	if !last.at.IsZero() && !last.expired && o.GetUID() != last.uid && o.GetCreationTimestamp().Add(time.Second).Sub(last.at) <= within {
 		return "" // put back, while it ran
 	}
 	uid := o.GetUID()
