@@ -13,6 +13,7 @@ import (
 
 	"github.com/crdlab/crdlab/lab/aggregated"
 	"github.com/crdlab/crdlab/lab/internal/certs"
+	"github.com/crdlab/crdlab/lab/internal/ports"
 	"github.com/crdlab/crdlab/lab/internal/proc"
 	"github.com/crdlab/crdlab/lab/multicall"
 	"github.com/crdlab/crdlab/lab/writefile"
@@ -282,9 +283,9 @@ func (l *Lab) makeServingCert() error {
 
 // freePort returns a port free on 127.0.0.1 at the time of the call.
 func freePort() (int, error) {
-	ports, err := freePorts(1)
+	p, err := ports.Free(1)
 	if err != nil {
 		return 0, err
 	}
-	return ports[0], nil
+	return p[0], nil
 }

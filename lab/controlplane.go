@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/crdlab/crdlab/lab/internal/certs"
+	"github.com/crdlab/crdlab/lab/internal/ports"
 	"github.com/crdlab/crdlab/lab/internal/proc"
 	"github.com/crdlab/crdlab/lab/multicall"
 )
@@ -75,16 +76,16 @@ type controlPlaneSpec struct {
 // and, for this program's own binaries, the lab's tuning.
 func newControlPlane(spec controlPlaneSpec) (*controlPlane, error) {
 	cp := &controlPlane{etcdPath: spec.etcdPath, apiPath: spec.apiPath, together: spec.self, certDir: spec.certDir}
-	ports, err := freePorts(3)
+	free, err := ports.Free(3)
 	if err != nil {
 		return nil, err
 	}
 	if spec.port != 0 {
-		ports[2] = spec.port
+		free[2] = spec.port
 	}
-	cp.etcdURL = "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[0]))
-	peerURL := "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[1]))
-	cp.apiAddr = net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[2]))
+	cp.etcdURL = "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(free[0]))
+	peerURL := "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(free[1]))
+	cp.apiAddr = net.JoinHostPort("127.0.0.1", strconv.Itoa(free[2]))
 	if err := cp.makeCerts(); err != nil {
 		return nil, err
 	}
@@ -111,7 +112,7 @@ func newControlPlane(spec controlPlaneSpec) (*controlPlane, error) {
 		"disable-admission-plugins":        {"ServiceAccount"},
 		"cert-dir":                         {cp.certDir},
 		"authorization-mode":               {"RBAC"},
-		"secure-port":                      {strconv.Itoa(ports[2])},
+		"secure-port":                      {strconv.Itoa(free[2])},
 		"bind-address":                     {"127.0.0.1"},
 		"service-account-issuer":           {cp.host()},
 		"service-account-key-file":         {filepath.Join(cp.certDir, saCertFile)},
@@ -279,19 +280,4 @@ func hasFlag(path, flag string) bool {
 		return false
 	}
 	return regexp.MustCompile(`(?m)^\s*--` + regexp.QuoteMeta(flag) + `\b`).Match(out)
-}
-
-// freePorts returns n distinct ports free on 127.0.0.1 at the time of the
-// call.
-func freePorts(n int) ([]int, error) {
-	ports := make([]int, 0, n)
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("unable to find a free port on 127.0.0.1: %w", err)
-		}
-		defer ln.Close()
-		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }
