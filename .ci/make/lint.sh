@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# lint.sh: make lint. shellcheck on every shell script; e2e.test's module on
+# lint.sh: make lint. shellcheck on every shell script; every action a
+# workflow uses pinned by commit; e2e.test's module on
 # the main module's versions (samedeps.sh); golangci-lint ($GOLANGCI_LINT,
 # .golangci.yml) on the main module and on each module of $MODULES (a go.mod
 # of its own), with the root's configuration. golangci-lint compiles the
@@ -28,6 +29,11 @@ main() {
 		exit 1
 	fi
 	git ls-files --cached --others --exclude-standard -z -- '*.sh' .ci/run | xargs -0 shellcheck
+	echo "== the workflows' actions pinned by commit"
+	if grep -nE '^[[:space:]-]*uses:' .github/workflows/*.yml | grep -vE 'uses:[[:space:]]*[^@[:space:]]+@[0-9a-f]{40}([[:space:]]|$)'; then
+		echo "lint.sh: the actions above are not pinned by a commit SHA (uses: OWNER/REPO@SHA # vX.Y.Z)" >&2
+		exit 1
+	fi
 	echo "== lab/internal/conformance on the main module's versions"
 	"$(dirname "$0")/samedeps.sh" lab/internal/conformance k8s.io/kubernetes/test/e2e
 	echo "== lint ."
