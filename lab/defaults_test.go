@@ -229,3 +229,47 @@ func TestWrongNumbers(t *testing.T) {
 		}
 	}
 }
+
+// The eviction rate the texts state: the lab's for a thousand nodes (its
+// flag, as kube-controller-manager parses it) and Kubernetes' default, in
+// every text that names --node-eviction-rate with a number.
+func TestTextsStateTheEvictionRate(t *testing.T) {
+	parse := func(args []string) float32 {
+		o, err := kcmoptions.NewKubeControllerManagerOptions()
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs := pflag.NewFlagSet("kube-controller-manager", pflag.ContinueOnError)
+		for _, f := range o.Flags(kcm.KnownControllers(), kcm.ControllersDisabledByDefault(), kcm.ControllerAliases()).FlagSets {
+			fs.AddFlagSet(f)
+		}
+		if err := fs.Parse(args); err != nil {
+			t.Fatalf("kube-controller-manager %q: %v", args, err)
+		}
+		return o.NodeLifecycleController.NodeEvictionRate
+	}
+	if def := parse(nil); def != float32(DefaultEvictionRate) {
+		t.Errorf("Kubernetes' --node-eviction-rate is %v, DefaultEvictionRate says %v", def, DefaultEvictionRate)
+	}
+	if got := parse(timingFlags(3)); got != float32(DefaultEvictionRate) {
+		t.Errorf("a lab of 3 nodes: --node-eviction-rate %v, want Kubernetes' default", got)
+	}
+	if got := parse(timingFlags(1000)); got != 20 || EvictionRate(1000) != 20 {
+		t.Errorf("a lab of 1000 nodes: --node-eviction-rate %v, want 20", got)
+	}
+	stated := 0
+	for where, s := range statedTexts(t) {
+		for _, loc := range regexp.MustCompile(`--node-eviction-rate`).FindAllStringIndex(s, -1) {
+			near := s[max(0, loc[0]-200):min(len(s), loc[1]+200)]
+			if !strings.Contains(near, "0.1") {
+				t.Errorf("%s: names --node-eviction-rate without Kubernetes' default, 0.1, near it:\n\t%s", where, near)
+			}
+			if strings.Contains(near, "20") {
+				stated++
+			}
+		}
+	}
+	if stated < 2 {
+		t.Errorf("the lab's rate for a thousand nodes (20) is stated in %d texts, want English and Chinese at least", stated)
+	}
+}

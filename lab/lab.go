@@ -80,6 +80,10 @@ var (
 	// ErrNodeCapacity: Options.NodeCapacity names a resource other than
 	// cpu, memory and pods, or a value that is not positive.
 	ErrNodeCapacity = errors.New("unusable node capacity")
+
+	// ErrZones: Options.Zones is negative, above kubelet.MaxZones or above
+	// the nodes.
+	ErrZones = errors.New("unusable number of zones")
 )
 
 // Start boots etcd and kube-apiserver and returns once the apiserver serves

@@ -58,9 +58,17 @@ func (n *nodes) Start(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		count := l.opts.Nodes
+		if count == 0 {
+			count = 3
+		}
+		if z := l.opts.Zones; z < 0 || z > kubelet.MaxZones || z > count {
+			return fmt.Errorf("%w: %d zones for %d nodes: want 0 to %d, and no more than the nodes", ErrZones, z, count, kubelet.MaxZones)
+		}
 		// The nodes outlive ctx, which only bounds the start.
 		k, err := kubelet.Start(context.WithoutCancel(ctx), l.admin.config, kubelet.Options{
 			Nodes:              l.opts.Nodes,
+			Zones:              l.opts.Zones,
 			StartDelay:         l.opts.PodStartDelay,
 			Capacity:           capacity,
 			LeaseRenewInterval: renew,
@@ -105,6 +113,9 @@ func waitNodesReady(ctx context.Context, k *kubelet.Kubelet, timeout time.Durati
 	return fmt.Errorf("%w: %d of %d Ready after %s; not Ready: %s%s", ErrNodesNotReady,
 		total-len(waiting), total, timeout, strings.Join(shown, ", "), more)
 }
+
+// MaxZones is the most zones Options.Zones spreads the nodes over.
+const MaxZones = kubelet.MaxZones
 
 // nodeHeartbeat decides, from the number of nodes, how often each renews
 // its Lease and the node monitor grace period after which the node

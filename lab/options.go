@@ -80,6 +80,12 @@ type Options struct {
 	// Zero: 3.
 	Nodes int
 
+	// Zones spreads the simulated nodes over this many zones, round robin
+	// (topology.kubernetes.io/zone zone-a, zone-b...; kubelet.Options.Zones),
+	// at most kubelet.MaxZones and no more than the nodes (ErrZones). Zero:
+	// no zone labels.
+	Zones int
+
 	// NodeCapacity is each simulated node's capacity (and allocatable):
 	// cpu, memory and pods, each positive (ErrNodeCapacity); a resource not
 	// named keeps its default (kubelet.DefaultCapacity: 32 CPUs, 256Gi of

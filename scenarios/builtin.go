@@ -24,7 +24,7 @@ var builtinFS embed.FS
 var order = []string{
 	"delete-pod", "bare-pod", "scale", "invalid-cr", "crd-missing", "crd-versions", "webhook", "admission-policy",
 	"cascade-delete", "namespace-delete", "node-failure", "controller-down", "operator-scale", "finalizer",
-	"backup", "aggregated-api", "autoscale",
+	"backup", "aggregated-api", "autoscale", "scale-out",
 }
 
 // Builtin returns the built-in scenarios, in order.

@@ -23,7 +23,7 @@ func TestBuiltinScenariosLoad(t *testing.T) {
 	}
 	want := []string{"delete-pod", "bare-pod", "scale", "invalid-cr", "crd-missing", "crd-versions", "webhook", "admission-policy",
 		"cascade-delete", "namespace-delete", "node-failure", "controller-down", "operator-scale", "finalizer",
-		"backup", "aggregated-api", "autoscale"}
+		"backup", "aggregated-api", "autoscale", "scale-out"}
 	if got := Names(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("built-in scenarios %v, want %v", got, want)
 	}

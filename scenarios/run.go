@@ -107,6 +107,10 @@ func (r *runner) run(ctx context.Context) *Result {
 		res.Status, res.Message = Skipped, old
 		return finish()
 	}
+	if small := r.labTooSmall(ctx); small != "" {
+		res.Status, res.Message = Skipped, small
+		return finish()
+	}
 	if missing := r.missing(ctx); missing != "" {
 		res.Status, res.Message = Skipped, missing
 		return finish()

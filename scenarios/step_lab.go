@@ -2,7 +2,12 @@ package scenarios
 
 import (
 	"context"
+	"fmt"
 	"time"
+
+	"golang.org/x/sync/errgroup"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // labOp stops or starts a component (the scenario format calls them
@@ -34,7 +39,114 @@ func (l labOp) run(ctx context.Context, r *runner, _ time.Duration) (string, err
 		}
 		r.undo(func(ctx context.Context) error { return lb.StartNode(ctx, name) })
 		return r.opts.Lang.Msgf("node %s stopped", name), nil
+	case l.StopNodes != "":
+		return nodesOp{selector: l.StopNodes, stop: true}.run(ctx, r, 0)
+	case l.StartNodes != "":
+		return nodesOp{selector: l.StartNodes}.run(ctx, r, 0)
 	default:
 		return r.opts.Lang.Msgf("node %s started", l.StartNode), lb.StartNode(ctx, l.StartNode)
 	}
+}
+
+// nodesOp stops or starts every simulated node whose labels match a
+// selector: a zone's power failing, and coming back.
+type nodesOp struct {
+	selector string
+	stop     bool
+}
+
+func (o nodesOp) run(ctx context.Context, r *runner, _ time.Duration) (string, error) {
+	lb := r.target.Lab
+	if lb == nil {
+		return r.opts.Lang.Msg("a lab action, and this cluster is not a crdlab lab"), errSkip
+	}
+	names, err := r.simulatedNodes(ctx, o.selector)
+	if err != nil {
+		return "", err
+	}
+	if len(names) == 0 {
+		return "", fmt.Errorf(r.opts.Lang.Msg("no simulated node has the labels %s"), o.selector)
+	}
+	r.watchNodes()
+	act, undo := lb.StartNode, lb.StopNode
+	if o.stop {
+		act, undo = lb.StopNode, lb.StartNode
+	}
+	// A few at a time: each is a request to the lab's control socket.
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(16)
+	for _, name := range names {
+		g.Go(func() error { return act(gctx, name) })
+	}
+	if err := g.Wait(); err != nil {
+		return "", err
+	}
+	if o.stop {
+		r.undo(func(ctx context.Context) error {
+			g, gctx := errgroup.WithContext(ctx)
+			g.SetLimit(16)
+			for _, name := range names {
+				g.Go(func() error { return undo(gctx, name) })
+			}
+			return g.Wait()
+		})
+		return r.opts.Lang.Msgf("%d nodes stopped (%s)", len(names), o.selector), nil
+	}
+	return r.opts.Lang.Msgf("%d nodes started (%s)", len(names), o.selector), nil
+}
+
+// simulatedNodes returns the names of the lab's simulated nodes whose
+// labels match selector (every one, with "").
+func (r *runner) simulatedNodes(ctx context.Context, selector string) ([]string, error) {
+	nodes, err := r.target.Lab.Nodes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	list, err := r.dyn.Resource(corev1.SchemeGroupVersion.WithResource("nodes")).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		return nil, err
+	}
+	simulated := map[string]bool{}
+	for _, n := range nodes {
+		simulated[n.Name] = true
+	}
+	var names []string
+	for _, n := range list.Items {
+		if simulated[n.GetName()] {
+			names = append(names, n.GetName())
+		}
+	}
+	return names, nil
+}
+
+// labTooSmall says why the lab cannot run the scenario when it has fewer
+// simulated nodes or zones than spec.lab asks for; "" when it can.
+func (r *runner) labTooSmall(ctx context.Context) string {
+	need := r.s.Spec.Lab
+	if need == nil || r.target.Lab == nil {
+		return ""
+	}
+	names, err := r.simulatedNodes(ctx, "")
+	if err != nil {
+		return r.opts.Lang.Msgf("unable to ask the lab what it runs: %v", err)
+	}
+	list, err := r.dyn.Resource(corev1.SchemeGroupVersion.WithResource("nodes")).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return r.opts.Lang.Msgf("unable to ask the lab what it runs: %v", err)
+	}
+	simulated := map[string]bool{}
+	for _, n := range names {
+		simulated[n] = true
+	}
+	zones := map[string]bool{}
+	for _, n := range list.Items {
+		if z := n.GetLabels()[corev1.LabelTopologyZone]; z != "" && simulated[n.GetName()] {
+			zones[z] = true
+		}
+	}
+	if len(names) >= need.Nodes && len(zones) >= need.Zones {
+		return ""
+	}
+	return r.opts.Lang.Msgf("this lab has %d simulated nodes in %d zones, and the scenario needs %d in %d (spec.lab): run it with no lab running (crdlab down; crdlab scenario run %s starts one), or start one with crdlab up -d --nodes %d --zones %d",
+		len(names), len(zones), need.Nodes, need.Zones, r.s.Metadata.Name, need.Nodes, need.Zones)
 }

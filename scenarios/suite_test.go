@@ -2,6 +2,7 @@ package scenarios_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -134,6 +135,12 @@ var _ = Describe("the built-in scenarios, through the Go API", func() {
 				// A lab of an older minor (CRDLAB_KUBERNETES_VERSION): the
 				// scenario says what it needs.
 				Expect(res.Message).To(ContainSubstring("needs " + s.Spec.MinKubernetes + " or newer"))
+				Skip(res.Message)
+			}
+			if n := s.Spec.Lab; n != nil && res.Status == scenarios.Skipped {
+				// A scenario at scale (scale-out): the suite's lab is too
+				// small; make test-scale runs it on a lab of its size.
+				Expect(res.Message).To(ContainSubstring(fmt.Sprintf("crdlab up -d --nodes %d --zones %d", n.Nodes, n.Zones)))
 				Skip(res.Message)
 			}
 			Expect(res.Status).To(Equal(scenarios.Passed), "%s: %s\n%s", s.Metadata.Name, res.Message, failures(res))

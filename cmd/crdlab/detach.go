@@ -107,12 +107,16 @@ const stopTimeout = time.Minute
 // startLab starts a lab on g's state dir for a command that needs one and
 // finds none ('crdlab scenario run', 'crdlab learn'): 'crdlab up -d' with
 // up's defaults, --lang and -v as given to the command, through the same
-// code (startDetached). With forRun, the lab also stops when this process
+// code (startDetached), with upArgs (up's flags: a scenario's --nodes). With forRun, the lab also stops when this process
 // ends, however it ends (--owner-pid): stop it with the Process.
-func startLab(ctx context.Context, out io.Writer, g *globalFlags, forRun bool) (*control.Status, *control.Process, error) {
+func startLab(ctx context.Context, out io.Writer, g *globalFlags, forRun bool, upArgs ...string) (*control.Status, *control.Process, error) {
 	f := &upFlags{globalFlags: g}
-	f.addFlags(&cobra.Command{}) // up's defaults
-	args := []string{"up", "--state-dir", g.stateDir}
+	cmd := &cobra.Command{}
+	f.addFlags(cmd) // up's defaults, and upArgs
+	if err := cmd.Flags().Parse(upArgs); err != nil {
+		return nil, nil, err
+	}
+	args := append([]string{"up", "--state-dir", g.stateDir}, upArgs...)
 	if g.lang.l != "" {
 		args = append(args, "--lang", string(g.lang.l))
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/lab/lang"
 	"github.com/crdlab/crdlab/scenarios"
+	"github.com/crdlab/crdlab/scenarios/format"
 )
 
 func newScenarioCommand(g *globalFlags) *cobra.Command {
@@ -221,7 +223,14 @@ func runScenarios(ctx context.Context, out, errOut io.Writer, g *globalFlags, f 
 		}
 	}
 
-	target, stop, err := scenarioTarget(ctx, out, errOut, g, f, say)
+	// A lab started for one scenario is the lab it needs (spec.lab);
+	// for several, the default lab, which skips a scenario it is too
+	// small for, saying so.
+	var needs *format.LabNeeds
+	if len(list) == 1 {
+		needs = list[0].Spec.Lab
+	}
+	target, stop, err := scenarioTarget(ctx, out, errOut, g, f, needs, say)
 	if err != nil {
 		return err
 	}
@@ -278,7 +287,7 @@ func runScenarios(ctx context.Context, out, errOut io.Writer, g *globalFlags, f 
 // scenarioTarget finds where scenarios run: --kubeconfig, the running lab,
 // or a lab started for the run as 'crdlab up -d' starts one (startLab),
 // which stop stops.
-func scenarioTarget(ctx context.Context, out, errOut io.Writer, g *globalFlags, f *runFlags, say func(string, ...any)) (scenarios.Target, func(), error) {
+func scenarioTarget(ctx context.Context, out, errOut io.Writer, g *globalFlags, f *runFlags, needs *format.LabNeeds, say func(string, ...any)) (scenarios.Target, func(), error) {
 	nothing := func() {}
 	if f.kubeconfig != "" {
 		cfg, err := clientcmd.BuildConfigFromFlags("", f.kubeconfig)
@@ -303,7 +312,11 @@ func scenarioTarget(ctx context.Context, out, errOut io.Writer, g *globalFlags, 
 	if f.output == "text" {
 		shown = out
 	}
-	st, p, err := startLab(ctx, shown, g, true)
+	var args []string
+	if needs != nil {
+		args = []string{"--nodes", strconv.Itoa(max(needs.Nodes, 3)), "--zones", strconv.Itoa(needs.Zones)}
+	}
+	st, p, err := startLab(ctx, shown, g, true, args...)
 	if err != nil {
 		return scenarios.Target{}, nothing, err
 	}

@@ -34,6 +34,7 @@ type upFlags struct {
 	timeout     time.Duration
 	components  []string
 	nodes       int
+	zones       int
 	nodeCap     map[string]string
 	capacity    corev1.ResourceList // of --node-capacity (validate)
 	podDelay    time.Duration
@@ -69,7 +70,11 @@ which are not. Each node renews its Lease every 4 s (up to 10 s, a
 kubelet's own, above 400 nodes) and reports its status when it changes or
 every 5 minutes, as a kubelet does. --node-capacity sets each node's cpu,
 memory and pods (cpu=32,memory=256Gi,pods=400 unless given), which the
-scheduler fits the Pods' requests to (docs/workloads.md).
+scheduler fits the Pods' requests to (docs/workloads.md). --zones Z spreads
+the nodes over Z zones (the label topology.kubernetes.io/zone: zone-a,
+zone-b...), which the scheduler spreads Pods over and the node lifecycle
+controller counts failures in; above 50 nodes the lab taints failed nodes
+at nodes/50 a second (--node-eviction-rate; Kubernetes' default is 0.1).
 
 The sample CRDs (the seed's User, users.auth.ilinux.io, short name u;
 WebApp, short name wa; RedisCluster, short name redis; and RedisBackup,
@@ -143,6 +148,7 @@ func (f *upFlags) addFlags(cmd *cobra.Command) {
 		"optional components to run besides etcd and kube-apiserver: controller-manager, scheduler, nodes, aggregated-api; "+
 			"'all', or 'none' for plain envtest (apiserver only)")
 	cmd.Flags().IntVar(&f.nodes, "nodes", 3, "how many simulated nodes to run")
+	cmd.Flags().IntVar(&f.zones, "zones", 0, "spread the simulated nodes over this many zones (topology.kubernetes.io/zone zone-a, zone-b...; at most 26)")
 	cmd.Flags().StringToStringVar(&f.nodeCap, "node-capacity", nil,
 		"each simulated node's capacity: any of cpu, memory and pods, the others as by default")
 	cmd.Flags().Lookup("node-capacity").DefValue = "cpu=32,memory=256Gi,pods=400"
@@ -195,6 +201,9 @@ func (f *upFlags) validate(ctx context.Context) error {
 	}
 	if f.nodes < 1 {
 		return errors.New(l.Msgf("--nodes %d: must be at least 1", f.nodes))
+	}
+	if f.zones < 0 || f.zones > lab.MaxZones || f.zones > f.nodes {
+		return errors.New(l.Msgf("--zones %d: want 0 to %d, and no more than --nodes (%d)", f.zones, lab.MaxZones, f.nodes))
 	}
 	if f.capacity, err = parseNodeCapacity(f.nodeCap); err != nil {
 		return err
@@ -260,6 +269,7 @@ func runUp(ctx context.Context, out, errOut io.Writer, f *upFlags) error {
 			StartTimeout:          f.timeout,
 			Components:            components,
 			Nodes:                 f.nodes,
+			Zones:                 f.zones,
 			NodeCapacity:          f.capacity,
 			PodStartDelay:         f.podDelay,
 			CRDDirectoryPaths:     f.crds,
@@ -292,6 +302,8 @@ func flagError(err error) error {
 		return fmt.Errorf("--timeout: %w", err)
 	case errors.Is(err, lab.ErrNodeCapacity):
 		return fmt.Errorf("--node-capacity: %w", err)
+	case errors.Is(err, lab.ErrZones):
+		return fmt.Errorf("--zones: %w", err)
 	}
 	return err
 }

@@ -41,6 +41,13 @@ type Options struct {
 	// RunTime is how long a Pod with restartPolicy Never or OnFailure runs
 	// before it succeeds, unless its annotation says otherwise. Zero: 1s.
 	RunTime time.Duration
+	// Zones spreads the nodes over this many zones, round robin: node 1 in
+	// zone-a, node 2 in zone-b... (the label topology.kubernetes.io/zone,
+	// and topology.kubernetes.io/region lab), as a cloud's nodes are; the
+	// scheduler spreads a Deployment's Pods over them and the node
+	// lifecycle controller rates its evictions per zone. Zero: no zone
+	// labels. At most MaxZones.
+	Zones int
 	// Capacity of each node. Nil: DefaultCapacity.
 	Capacity corev1.ResourceList
 	// LeaseRenewInterval is how often each node renews its Lease (with a
@@ -96,6 +103,18 @@ func DefaultCapacity() corev1.ResourceList {
 // enough that a thousand nodes' renewals (100 a second) keep up with an
 // apiserver that takes a second to answer each under load.
 func nodeWorkers(nodes int) int { return min(max(nodes/8, 4), 128) }
+
+// MaxZones is the most zones the nodes are spread over: zone-a to zone-z.
+const MaxZones = 26
+
+// ZoneName is the zone of the index-th node (1-based) of nodes spread over
+// zones: "" with no zones.
+func ZoneName(index, zones int) string {
+	if zones <= 0 {
+		return ""
+	}
+	return "zone-" + string(rune('a'+(index-1)%min(zones, MaxZones)))
+}
 
 // ErrUnknownNode: no simulated node has that name.
 var ErrUnknownNode = errors.New("no such simulated node")
@@ -164,7 +183,7 @@ func Start(ctx context.Context, cfg *rest.Config, opts Options) (*Kubelet, error
 		k.nodeQueue.ShutDown()
 	}()
 	for i := 1; i <= opts.Nodes; i++ {
-		n := &node{name: fmt.Sprintf("%s%d", opts.NamePrefix, i), index: i, running: true}
+		n := &node{name: fmt.Sprintf("%s%d", opts.NamePrefix, i), index: i, running: true, zone: ZoneName(i, opts.Zones)}
 		k.nodes[n.name] = n
 	}
 	if err := k.registerAll(ctx); err != nil {

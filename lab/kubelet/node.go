@@ -21,6 +21,7 @@ const kubeletVersion = "v1.37.2-crdlab"
 type node struct {
 	name    string
 	index   int
+	zone    string // "" without zones
 	running bool
 	nextIP  int                   // last host part handed out to a Pod
 	lease   *coordinationv1.Lease // as last written, renewed without a read
@@ -33,10 +34,10 @@ type nodeWork struct {
 	status bool
 }
 
-// labels are every simulated node's labels.
-func nodeLabels(name string) map[string]string {
-	return map[string]string{
-		"kubernetes.io/hostname": name,
+// nodeLabels are a simulated node's labels.
+func nodeLabels(n *node) map[string]string {
+	l := map[string]string{
+		"kubernetes.io/hostname": n.name,
 		"kubernetes.io/os":       "linux",
 		"kubernetes.io/arch":     "amd64",
 		// A kubelet sets the beta labels too; else the node lifecycle
@@ -45,6 +46,11 @@ func nodeLabels(name string) map[string]string {
 		"beta.kubernetes.io/arch": "amd64",
 		SimulatedLabel:            "true",
 	}
+	if n.zone != "" {
+		l[corev1.LabelTopologyZone] = n.zone
+		l[corev1.LabelTopologyRegion] = "lab"
+	}
+	return l
 }
 
 // SimulatedLabel marks the Nodes the simulated kubelet registered.
@@ -54,7 +60,7 @@ const SimulatedLabel = "crdlab.dev/simulated"
 // registers with its status set too), or takes over an existing one (a
 // lab restarted on the same data dir) and sets its status Ready.
 func (k *Kubelet) register(ctx context.Context, n *node) error {
-	want := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n.name, Labels: nodeLabels(n.name)}}
+	want := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n.name, Labels: nodeLabels(n)}}
 	k.setStatus(want, n, metav1.Now())
 	_, err := k.client.CoreV1().Nodes().Create(ctx, want, metav1.CreateOptions{FieldManager: FieldManager})
 	if apierrors.IsAlreadyExists(err) {

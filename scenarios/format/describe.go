@@ -55,6 +55,10 @@ func (st *Step) Describe() string {
 			return l.Msgf("start controller %s", a.StartController)
 		case a.StopNode != "":
 			return l.Msgf("stop node %s", a.StopNode)
+		case a.StopNodes != "":
+			return l.Msgf("stop the nodes %s", a.StopNodes)
+		case a.StartNodes != "":
+			return l.Msgf("start the nodes %s", a.StartNodes)
 		default:
 			return l.Msgf("start node %s", a.StartNode)
 		}

@@ -220,6 +220,7 @@ var formatTypes = map[string]reflect.Type{
 	"SpecZH": reflect.TypeFor[SpecZH](), "StepZH": reflect.TypeFor[StepZH](),
 	"Task": reflect.TypeFor[Task](), "Check": reflect.TypeFor[Check](), "TaskZH": reflect.TypeFor[TaskZH](),
 	"ExpectAccepted": reflect.TypeFor[ExpectAccepted](), "Cause": reflect.TypeFor[Cause](), "ExpectRestored": reflect.TypeFor[ExpectRestored](),
+	"LabNeeds": reflect.TypeFor[LabNeeds](),
 }
 
 func typeWord(name string) string {
@@ -236,6 +237,8 @@ func typeWord(name string) string {
 		return "expectRestored"
 	case "Cause":
 		return "a cause of expectError"
+	case "LabNeeds":
+		return "spec.lab"
 	case "SpecZH":
 		return "spec.zh"
 	case "StepZH":
@@ -402,6 +405,14 @@ func (s *Scenario) check(root *yaml.Node) []Problem {
 	if m := s.Spec.MinKubernetes; m != "" && !minorRE.MatchString(m) {
 		add(lineAt(root, "spec", "minKubernetes"), "spec.minKubernetes %q: want a Kubernetes minor, as 1.36", m)
 	}
+	if n := s.Spec.Lab; n != nil {
+		switch {
+		case n.Nodes < 0 || n.Nodes > 5000:
+			add(lineAt(root, "spec", "lab", "nodes"), "spec.lab.nodes %d: want 1 to 5000", n.Nodes)
+		case n.Zones < 0 || n.Zones > 26 || n.Zones > max(n.Nodes, 3):
+			add(lineAt(root, "spec", "lab", "zones"), "spec.lab.zones %d: want 0 to 26, and no more than spec.lab.nodes", n.Zones)
+		}
+	}
 	for _, r := range s.Spec.Requires {
 		switch r {
 		case NeedsControllerManager, NeedsScheduler, NeedsNodes, NeedsOperators, NeedsAggregatedAPI:
@@ -461,13 +472,21 @@ func (st *Step) check(readFile func(string) ([]byte, error), lesson bool) []stri
 		out = append(out, st.ExpectError.check(readFile)...)
 	case "lab":
 		fields := 0
-		for _, v := range []string{st.Lab.StopController, st.Lab.StartController, st.Lab.StopNode, st.Lab.StartNode} {
+		for _, v := range []string{st.Lab.StopController, st.Lab.StartController, st.Lab.StopNode, st.Lab.StartNode, st.Lab.StopNodes, st.Lab.StartNodes} {
 			if v != "" {
 				fields++
 			}
 		}
 		if fields != 1 {
-			bad("lab: give exactly one of stopController, startController, stopNode, startNode")
+			bad("lab: give exactly one of stopController, startController, stopNode, startNode, stopNodes, startNodes")
+		}
+		for name, sel := range map[string]string{"stopNodes": st.Lab.StopNodes, "startNodes": st.Lab.StartNodes} {
+			if sel == "" {
+				continue
+			}
+			if _, err := labels.Parse(sel); err != nil {
+				bad("lab.%s %q: not a label selector: %v", name, sel, err)
+			}
 		}
 	case "task":
 		if !lesson {

@@ -40,14 +40,21 @@ type Metadata struct {
 
 // Spec is what a scenario shows, and its steps.
 type Spec struct {
-	Title         string   `json:"title" yaml:"title" doc:"One line: what the user will see."`
-	Concept       string   `json:"concept,omitempty" yaml:"concept,omitempty" doc:"The concept of the seed text the scenario shows (for example: 控制器 / reconcile loop)."`
-	Explanation   string   `json:"explanation,omitempty" yaml:"explanation,omitempty" doc:"Printed at the end: what happened and why."`
-	Requires      []string `json:"requires,omitempty" yaml:"requires,omitempty" doc:"What the cluster must run: controller-manager, scheduler, nodes, operators, aggregated-api. Checked against a lab; against another cluster, lab actions are skipped with a note." enum:"controller-manager,scheduler,nodes,operators,aggregated-api"`
-	MinKubernetes string   `json:"minKubernetes,omitempty" yaml:"minKubernetes,omitempty" doc:"The oldest Kubernetes minor the scenario runs on (1.36), when it needs an API or a feature older minors lack. On an apiserver of an older minor (its /version: crdlab up --kubernetes 1.35) the scenario is skipped with that reason, not failed."`
-	Timeout       Duration `json:"timeout,omitempty" yaml:"timeout,omitempty" doc:"Default timeout of expect steps (a Go duration: 30s, 1m30s). Default 30s."`
-	Steps         []Step   `json:"steps" yaml:"steps" doc:"The steps, run in order; the first failure ends the scenario."`
-	ZH            *SpecZH  `json:"zh,omitempty" yaml:"zh,omitempty" doc:"The spec's text in Chinese (crdlab --lang zh): title, concept, explanation. A field left out is shown in English."`
+	Title         string    `json:"title" yaml:"title" doc:"One line: what the user will see."`
+	Concept       string    `json:"concept,omitempty" yaml:"concept,omitempty" doc:"The concept of the seed text the scenario shows (for example: 控制器 / reconcile loop)."`
+	Explanation   string    `json:"explanation,omitempty" yaml:"explanation,omitempty" doc:"Printed at the end: what happened and why."`
+	Requires      []string  `json:"requires,omitempty" yaml:"requires,omitempty" doc:"What the cluster must run: controller-manager, scheduler, nodes, operators, aggregated-api. Checked against a lab; against another cluster, lab actions are skipped with a note." enum:"controller-manager,scheduler,nodes,operators,aggregated-api"`
+	MinKubernetes string    `json:"minKubernetes,omitempty" yaml:"minKubernetes,omitempty" doc:"The oldest Kubernetes minor the scenario runs on (1.36), when it needs an API or a feature older minors lack. On an apiserver of an older minor (its /version: crdlab up --kubernetes 1.35) the scenario is skipped with that reason, not failed."`
+	Lab           *LabNeeds `json:"lab,omitempty" yaml:"lab,omitempty" doc:"The lab the scenario needs: how many simulated nodes, in how many zones. A lab with fewer skips the scenario, saying how to start one that has them; crdlab scenario run NAME, finding no lab, starts one that has them."`
+	Timeout       Duration  `json:"timeout,omitempty" yaml:"timeout,omitempty" doc:"Default timeout of expect steps (a Go duration: 30s, 1m30s). Default 30s."`
+	Steps         []Step    `json:"steps" yaml:"steps" doc:"The steps, run in order; the first failure ends the scenario."`
+	ZH            *SpecZH   `json:"zh,omitempty" yaml:"zh,omitempty" doc:"The spec's text in Chinese (crdlab --lang zh): title, concept, explanation. A field left out is shown in English."`
+}
+
+// LabNeeds is the lab a scenario needs.
+type LabNeeds struct {
+	Nodes int `json:"nodes,omitempty" yaml:"nodes,omitempty" doc:"At least this many simulated nodes (crdlab up --nodes), at most 5000."`
+	Zones int `json:"zones,omitempty" yaml:"zones,omitempty" doc:"Spread over at least this many zones (crdlab up --zones; the label topology.kubernetes.io/zone), at most 26 and no more than nodes."`
 }
 
 // SpecZH is a spec's text in Chinese: the fields a learner reads, with the
@@ -199,6 +206,8 @@ type LabAction struct {
 	StartController string `json:"startController,omitempty" yaml:"startController,omitempty" doc:"Start a stopped controller again."`
 	StopNode        string `json:"stopNode,omitempty" yaml:"stopNode,omitempty" doc:"Stop a simulated node, as if its machine died (lab-node-1, lab-node-2, lab-node-3)."`
 	StartNode       string `json:"startNode,omitempty" yaml:"startNode,omitempty" doc:"Start a stopped simulated node."`
+	StopNodes       string `json:"stopNodes,omitempty" yaml:"stopNodes,omitempty" doc:"Stop every simulated node whose labels match this selector, as if their machines died together (topology.kubernetes.io/zone=zone-c: a zone's power fails). Started again when the scenario ends."`
+	StartNodes      string `json:"startNodes,omitempty" yaml:"startNodes,omitempty" doc:"Start every stopped simulated node whose labels match this selector."`
 }
 
 // Duration is a Go duration written as a string: 500ms, 30s, 1m30s.
