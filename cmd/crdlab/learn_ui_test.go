@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -76,6 +77,12 @@ func playLessonInTheUI(t *testing.T, c *cli) {
 	shown, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!document.querySelector("#scenario .task button.hint:not([hidden])")`))
 	if err != nil || shown {
 		t.Errorf("the hint button stays once the task is done (%v)", err)
+	}
+	// What CI shows of it: the course map beside the task done.
+	if png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err != nil {
+		t.Error(err)
+	} else if err := os.WriteFile(filepath.Join(artifacts(t, "ui"), "lesson-course-map.png"), png, 0o644); err != nil {
+		t.Error(err)
 	}
 	if out, code := l.wait(); code != 0 {
 		t.Errorf("exit %d:\n%s", code, out)

@@ -649,7 +649,7 @@ function renderCourse() {
       el("td", { className: "name" }, c.name),
       el("td", {}, c.title[lang] || c.title.en || ""),
       el("td", { className: "after" }, (c.after || []).join(", ")),
-      el("td", {}, c.minutes ? t("{0} min", c.minutes) : ""),
+      el("td", { className: "time" }, c.minutes ? t("{0} min", c.minutes) : ""),
       el("td", { className: "seed" }, c.seed || ""),
       el("td", { className: "done" }, el("progress", { max: Math.max(c.tasks, 1), value: c.done }), ` ${c.done}/${c.tasks}`));
     tr.dataset.lesson = c.name;
