@@ -26,33 +26,14 @@ import (
 //go:embed lessons/*.yaml all:lessons/_files
 var lessonsFS embed.FS
 
-// lessonOrder is the order of the built-in lessons: the seed's chapter's.
-var lessonOrder = []string{"crd-basics", "scope-columns", "crd-validation", "no-controller", "aggregator", "reconcile-loop"}
-
 // ErrNoLesson is returned by LoadLesson for a name that is no lesson.
 var ErrNoLesson = errors.New("no such lesson")
-
-// Lessons returns the built-in lessons, in order.
-func Lessons() ([]*Scenario, error) {
-	var out []*Scenario
-	for _, name := range lessonOrder {
-		s, err := loadBuiltinLesson(name)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, nil
-}
-
-// LessonNames lists the built-in lessons, in order.
-func LessonNames() []string { return append([]string(nil), lessonOrder...) }
 
 func loadBuiltinLesson(name string) (*Scenario, error) {
 	file := "lessons/" + name + ".yaml"
 	data, err := lessonsFS.ReadFile(file)
 	if err != nil {
-		return nil, fmt.Errorf("%w %q: lessons are %s", ErrNoLesson, name, strings.Join(lessonOrder, ", "))
+		return nil, fmt.Errorf("%w %q: lessons are %s", ErrNoLesson, name, strings.Join(LessonNames(), ", "))
 	}
 	s, err := format.Parse(file, data, func(f string) ([]byte, error) {
 		if rest, ok := strings.CutPrefix(f, "fixtures/"); ok {
@@ -107,7 +88,10 @@ func LoadLesson(arg string) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s, checkLesson(s)
+	if err := checkLesson(s); err != nil {
+		return nil, err
+	}
+	return s, checkInCourse(s)
 }
 
 // LessonFiles returns the files of a lesson: of a built-in one, embedded;

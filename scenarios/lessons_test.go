@@ -18,8 +18,8 @@ func TestBuiltinLessonsLoadInBothLanguages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(LessonNames(), ","); got != strings.Join(lessonOrder, ",") || len(all) != len(lessonOrder) {
-		t.Errorf("lessons %s", got)
+	if got := strings.Join(LessonNames(), ","); len(all) != len(lessonFileNames()) || len(all) < 5 || !strings.HasPrefix(got, "crd-basics,crd-validation,") {
+		t.Errorf("lessons %s, of the files %v", got, lessonFileNames())
 	}
 	for _, s := range all {
 		if !strings.HasSuffix(s.Source(), "/"+s.Metadata.Name+".yaml") {
@@ -99,8 +99,8 @@ func TestWriteLessonFilesKeepsTheLearners(t *testing.T) {
 // fixtures/ in the repository's samples.
 func TestBuiltinLessonFilesLoad(t *testing.T) {
 	files, _ := filepath.Glob("lessons/*.yaml")
-	if len(files) != len(lessonOrder) {
-		t.Errorf("lesson files %v, lessons %v", files, lessonOrder)
+	if len(files) != len(LessonNames()) {
+		t.Errorf("lesson files %v, lessons %v", files, LessonNames())
 	}
 	for _, f := range files {
 		s, err := Load(f)

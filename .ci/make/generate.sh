@@ -7,7 +7,7 @@
 set -euo pipefail
 : "${GO:=go}" "${BINDIR:?}" "${K8S_MINORS:?}"
 "$GO" test -vet=off -count=1 -run TestGeneratedDocs ./scenarios -args -update
-"$GO" test -vet=off -count=1 -run 'TestHelpGolden|TestScenarioListAndExplainGolden' ./cmd/crdlab -args -update
+"$GO" test -vet=off -count=1 -run 'TestHelpGolden|TestScenarioListAndExplainGolden|TestLearnListGolden' ./cmd/crdlab -args -update
 # shellcheck disable=SC2086 # a list of minors
 "$(dirname "$0")/components.sh" $K8S_MINORS
 # A multicall executable answers as the name it is called by: a link.

@@ -12,6 +12,13 @@ import (
 // cell as a terminal shows it, where a Chinese character takes two columns
 // (text/tabwriter counts one), three spaces between columns.
 func printColumns(out io.Writer, rows [][]string) {
+	for _, line := range columnLines(rows) {
+		fmt.Fprintln(out, line)
+	}
+}
+
+// columnLines returns the lines of printColumns' table.
+func columnLines(rows [][]string) []string {
 	var width []int
 	for _, r := range rows {
 		for i, cell := range r {
@@ -21,6 +28,7 @@ func printColumns(out io.Writer, rows [][]string) {
 			width[i] = max(width[i], scenarios.Columns(cell))
 		}
 	}
+	lines := make([]string, 0, len(rows))
 	for _, r := range rows {
 		var line strings.Builder
 		for i, cell := range r {
@@ -29,6 +37,7 @@ func printColumns(out io.Writer, rows [][]string) {
 				line.WriteString(strings.Repeat(" ", width[i]-scenarios.Columns(cell)+3))
 			}
 		}
-		fmt.Fprintln(out, line.String())
+		lines = append(lines, line.String())
 	}
+	return lines
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/tools/clientcmd"
@@ -47,9 +46,10 @@ your edits stay. Your progress (the tasks done) is kept in
 lesson started again goes on from the first task not done (--restart
 starts over). Objects go into --namespace (default: default).
 
-With no argument, lists the lessons and your progress. Lessons are files
-too (docs/learn.md: how to write one).`,
-		Example: `  crdlab learn
+With no argument, prints the course map: the lessons in order, each one's
+time, the lessons to do first, the seed's section it teaches and your
+progress. Lessons are files too (docs/learn.md: how to write one).`,
+		Example: `  crdlab learn                 # the course map
   crdlab learn crd-basics
   crdlab learn crd-validation --lang zh
   crdlab learn hint            # in another terminal: the next hint
@@ -73,30 +73,13 @@ too (docs/learn.md: how to write one).`,
 func newLearnListCommand(g *globalFlags, f *learnFlags) *cobra.Command {
 	return &cobra.Command{
 		Use:   "list",
-		Short: "List the lessons, and your progress in each",
+		Short: "Print the course map: the lessons in order, and your progress in each",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			l := g.language()
 			return listLessons(cmd.OutOrStdout(), g.state(), l)
 		},
 	}
-}
-
-func listLessons(out io.Writer, sd control.Dir, l lang.Lang) error {
-	all, err := scenarios.Lessons()
-	if err != nil {
-		return err
-	}
-	rows := [][]string{strings.Split(l.Msg("NAME\tTITLE\tTASKS DONE"), "\t")}
-	for _, s := range all {
-		p, err := loadProgress(sd, s.Metadata.Name)
-		if err != nil {
-			return err
-		}
-		rows = append(rows, []string{s.Metadata.Name, s.In(l).Spec.Title, fmt.Sprintf("%d/%d", p.count(s), tasks(s))})
-	}
-	printColumns(out, rows)
-	return nil
 }
 
 // tasks counts the task steps of a lesson.

@@ -41,23 +41,11 @@ lesson's terminal shows it too.`,
 }
 
 func askHint(ctx context.Context, out io.Writer, sd control.Dir) error {
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "unix", sd.LearnSocket())
+	answer, err := server.AskHint(ctx, sd)
 	if err != nil {
-		return fmt.Errorf("no lesson is running on %s: start one with 'crdlab learn LESSON' (%w)", sd, err)
+		return err
 	}
-	defer conn.Close()
-	if _, err := io.WriteString(conn, "hint\n"); err != nil {
-		return fmt.Errorf("the lesson's socket %s: %w", sd.LearnSocket(), err)
-	}
-	answer, err := io.ReadAll(conn)
-	if err != nil {
-		return fmt.Errorf("the lesson's socket %s: %w", sd.LearnSocket(), err)
-	}
-	if len(answer) == 0 {
-		return fmt.Errorf("the lesson's socket %s gave no answer: it answers the user who runs the lesson only", sd.LearnSocket())
-	}
-	_, err = fmt.Fprintln(out, strings.TrimSpace(string(answer)))
+	_, err = fmt.Fprintln(out, answer)
 	return err
 }
 

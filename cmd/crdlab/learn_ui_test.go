@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -10,7 +12,9 @@ import (
 )
 
 // The web UI shows the lesson's task beside the graph: its text, the hints
-// shown so far, and its check's state, open then passed.
+// shown so far, and its check's state, open then passed. Its hint button
+// asks the lesson for the next hint, and its course map shows the
+// learner's progress, 0/1 then 1/1.
 func playLessonInTheUI(t *testing.T, c *cli) {
 	chrome := browser(t)
 	url := uiURL.FindString(c.mustRun("status"))
@@ -37,19 +41,49 @@ func playLessonInTheUI(t *testing.T, c *cli) {
 		}
 	}
 
+	// click clicks what selector finds, in one step of the page (the
+	// scenario pane is drawn anew at each report entry).
+	click := func(selector string) {
+		t.Helper()
+		found, err := chromedp.Run(ctx, chromedp.Evaluate[bool](fmt.Sprintf(
+			`(() => { const e = document.querySelector(%q); if (!e) return false; e.dispatchEvent(new MouseEvent("click", {bubbles: true})); return true; })()`, selector)))
+		if err != nil || !found {
+			t.Fatalf("the web UI has no %s to click (%v); the scenario pane:\n%s", selector, err, text("#scenario"))
+		}
+	}
+	progress := `#course tr[data-lesson="aggregator"] td.done`
+
 	l := c.startLesson("aggregator", "--restart")
 	l.waitFor("▶ aggregator", "Your task")
 	waitText("#scenario .task .tasktext", "Register the route of lab.crdlab.dev/v1alpha1")
 	waitText("#scenario .task .check", "not yet")
+	click("#course-open")
+	waitText(progress, "0/1")
+	waitText(`#course tr[data-lesson="aggregator"] td.seed`, "自定义ApiServer")
+	waitText(`#course tr[data-lesson="reconcile-loop"] td.after`, "no-controller")
 	c.mustRun("learn", "hint")
 	waitText("#scenario .task ol.hints", "Hint 1/2")
 	waitText("#scenario .task ol.hints", "kubectl get apiservice v1beta1.metrics.k8s.io -o yaml")
+	click("#scenario .task button.hint")
+	waitText("#scenario .task .hintanswer", "the service crdlab-aggregated")
+	waitText("#scenario .task ol.hints", "Hint 2/2")
 	skeleton := c.file("aggregator", "apiservice.yaml")
 	filled := strings.NewReplacer("group: ___", "group: lab.crdlab.dev", "version: ___", "version: v1alpha1",
 		"namespace: ___", "namespace: kube-system", "name: ___", "name: crdlab-aggregated")
 	data := readFile(t, skeleton)
 	c.kubectl(filled.Replace(data), "apply", "-f", "-")
 	waitText("#scenario .task .check.passed", "✓")
+	waitText(progress, "1/1")
+	shown, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!document.querySelector("#scenario .task button.hint:not([hidden])")`))
+	if err != nil || shown {
+		t.Errorf("the hint button stays once the task is done (%v)", err)
+	}
+	// What CI shows of it: the course map beside the task done.
+	if png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err != nil {
+		t.Error(err)
+	} else if err := os.WriteFile(filepath.Join(artifacts(t, "ui"), "lesson-course-map.png"), png, 0o644); err != nil {
+		t.Error(err)
+	}
 	if out, code := l.wait(); code != 0 {
 		t.Errorf("exit %d:\n%s", code, out)
 	}

@@ -19,7 +19,9 @@ import (
 	"github.com/crdlab/crdlab/lab/full"
 	"github.com/crdlab/crdlab/lab/kubeminor"
 	"github.com/crdlab/crdlab/lab/labtest/control"
+	"github.com/crdlab/crdlab/lab/lang"
 	"github.com/crdlab/crdlab/lab/server"
+	"github.com/crdlab/crdlab/lab/ui"
 )
 
 // detachedEnv marks the background process that 'crdlab up -d' starts.
@@ -255,7 +257,8 @@ func runUp(ctx context.Context, out, errOut io.Writer, f *upFlags) error {
 	defer cancel()
 	var web *server.UIOptions
 	if !f.noUI {
-		web = &server.UIOptions{Port: f.uiPort}
+		sd := f.state()
+		web = &server.UIOptions{Port: f.uiPort, Course: func() ([]ui.Lesson, error) { return courseMap(sd, lang.All...) }}
 	}
 	err = server.Run(ctx, f.state(), server.Options{
 		Out: out, ErrOut: errOut, UI: web,

@@ -18,6 +18,10 @@ var learnZH = map[string]string{
 
 	// crdlab learn (cmd/crdlab).
 	"NAME\tTITLE\tTASKS DONE":            "名称\t标题\t已完成的任务",
+	"lesson %d":                          "第 %d 课",
+	"about %d min":                       "约 %d 分钟",
+	"after %s":                           "先学 %s",
+	"the seed: “%s”":                     "种子文本：“%s”",
 	"lesson files: %s":                   "课程文件：%s",
 	"your kubectl: export KUBECONFIG=%s": "你的 kubectl: export KUBECONFIG=%s",
 	"stuck? press Enter for a hint, or run 'crdlab learn hint' in another terminal":             "卡住了？按回车键看提示，或者在另一个终端里运行 crdlab learn hint",

@@ -108,4 +108,19 @@ var uiZH = map[string]string{
 	"FAILED":                "失败",
 	"SKIPPED":               "跳过",
 	"RUNNING":               "运行中",
+
+	// The course map and the task pane's hint button.
+	"course map":     "课程地图",
+	"The course map": "课程地图",
+	"The lessons in order, the seed's section each teaches, and your progress: crdlab learn LESSON starts one, in a terminal.": "按顺序排列的各课、每一课讲的是种子文本的哪一节，以及你的进度：在终端里运行 crdlab learn LESSON 开始一课。",
+	"lesson":                    "课程",
+	"title":                     "标题",
+	"after":                     "先学",
+	"{0} min":                   "{0} 分钟",
+	"the seed's section":        "种子文本的小节",
+	"tasks done":                "已完成的任务",
+	"this lab serves no course": "这个实验环境没有提供课程",
+	"next hint":                 "下一条提示",
+	"asking the lesson…":        "正在向课程要提示…",
+	"No lesson is running: start one in a terminal with crdlab learn LESSON.": "没有正在运行的课程：在终端里运行 crdlab learn LESSON 开始一课。",
 }

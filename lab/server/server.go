@@ -54,6 +54,11 @@ type Options struct {
 type UIOptions struct {
 	// Port is its port on 127.0.0.1; 0: a free port.
 	Port int
+	// Course, if set, returns the course map the UI shows, with the
+	// learner's progress now (cmd/crdlab: the lessons and the state dir's
+	// learn/NAME.json). The UI's hint button asks the lesson that runs on
+	// the state dir (AskHint) either way.
+	Course func() ([]ui.Lesson, error)
 }
 
 // ErrUIPort: the web UI's port is taken.
@@ -178,6 +183,8 @@ func start(ctx context.Context, d control.Dir, opts Options, started time.Time) 
 			return nil, err
 		}
 		s.ui.Lang = opts.Lang
+		s.ui.Course = opts.UI.Course
+		s.ui.Hint = func(ctx context.Context) (string, error) { return AskHint(ctx, d) }
 	}
 	o := opts.Lab
 	o.Lab.WorkDir = string(d)

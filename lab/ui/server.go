@@ -41,6 +41,13 @@ type Server struct {
 	// Lang is the language the page opens in until the user picks one
 	// (the lab's: 'crdlab up --lang'). "": English.
 	Lang lang.Lang
+	// Course, if set, returns the course map with the learner's progress
+	// now (GET /api/course); nil: the lab serves no course.
+	Course func() ([]Lesson, error)
+	// Hint, if set, asks the running lesson for its task's next hint
+	// (POST /api/hint, the task pane's hint button): the hint, or why
+	// there is none; an error wrapping ErrNoLesson when no lesson runs.
+	Hint func(ctx context.Context) (string, error)
 
 	store  *store
 	token  string
@@ -118,6 +125,8 @@ func (s *Server) Handler() http.Handler {
 		writeJSON(w, p)
 	})
 	mux.HandleFunc("GET /api/stream", s.stream)
+	mux.HandleFunc("GET /api/course", s.course)
+	mux.HandleFunc("POST /api/hint", s.hint)
 	return s.guard(mux)
 }
 
@@ -211,7 +220,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func writeJSON(w http.ResponseWriter, v any) {
+func writeJSON(w http.ResponseWriter, v any) { writeJSONStatus(w, http.StatusOK, v) }
+
+func writeJSONStatus(w http.ResponseWriter, code int, v any) {
 	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
 	_ = json.NewEncoder(w).Encode(v)
 }

@@ -253,6 +253,12 @@ Each built-in lesson has a table of answers (` + "`scenarios/lessons/_answers/NA
 right ones written differently and wrong ones of each kind, played against a
 real lab by the scenarios suite.
 
+A lesson's spec also gives its place on the course map (` + "`crdlab learn`" + ` with no
+argument, the web UI's course map): ` + "`order`" + `, ` + "`after`" + ` (the lessons to do
+first), ` + "`minutes`" + ` and ` + "`seed`" + ` (the section of the seed text it teaches, in the
+seed's own words). Loading the course checks that each ` + "`after`" + ` names one of its
+lessons and that no lesson comes, through ` + "`after`" + `, after itself.
+
 ` + "```yaml`" + `
 - name: userID at most 65535, groups required
   zh:

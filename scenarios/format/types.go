@@ -49,6 +49,12 @@ type Spec struct {
 	Timeout       Duration  `json:"timeout,omitempty" yaml:"timeout,omitempty" doc:"Default timeout of expect steps (a Go duration: 30s, 1m30s). Default 30s."`
 	Steps         []Step    `json:"steps" yaml:"steps" doc:"The steps, run in order; the first failure ends the scenario."`
 	ZH            *SpecZH   `json:"zh,omitempty" yaml:"zh,omitempty" doc:"The spec's text in Chinese (crdlab --lang zh): title, concept, explanation. A field left out is shown in English."`
+
+	// A lesson's place on the course map (crdlab learn, the web UI).
+	Order   int      `json:"order,omitempty" yaml:"order,omitempty" doc:"Lessons only: the lesson's place in the course (1 first): crdlab learn and the web UI's course map list the lessons by it."`
+	After   []string `json:"after,omitempty" yaml:"after,omitempty" doc:"Lessons only: the lessons to do before this one, by name, shown on the course map. Each must be a lesson of the course (the built-in lessons), and no lesson may come, through after, after itself."`
+	Minutes int      `json:"minutes,omitempty" yaml:"minutes,omitempty" doc:"Lessons only: about how many minutes the lesson takes, shown on the course map."`
+	Seed    string   `json:"seed,omitempty" yaml:"seed,omitempty" doc:"Lessons only: the section of the seed text the lesson teaches, in the seed's own words (its headings, Chinese where the seed's are: 自定义控制器 / 和解循环), shown as it is in both languages on the course map."`
 }
 
 // LabNeeds is the lab a scenario needs.

@@ -49,7 +49,7 @@ function actorName(a) { return (LANG.actors[lang] || {})[a] || a; }
 const WORDS = ["live", "disconnected, retrying…", "no such object: it was never seen, or deleted long ago", "Running", "Pending", "Succeeded", "Failed", "Unknown", "Ready", "not Ready", "NotReady",
   "not scheduled", "SchedulingDisabled", "Terminating", "Complete", "Active", "Bound", "Available", "not Available",
   "Released", "Lost", "Ready {0}/{1}", "Active {0}", "succeeded {0}", "held by finalizer {0}", ", ",
-  "PASSED", "FAILED", "SKIPPED", "RUNNING"];
+  "PASSED", "FAILED", "SKIPPED", "RUNNING", "this lab serves no course"];
 
 // stateText says an object's state (lab/ui's summary: "Running, Ready",
 // "Ready 2/3", "Terminating, held by finalizer x") in the page's language.
@@ -98,6 +98,7 @@ function setLang(l) {
   renderActors();
   renderEvents();
   renderScenario();
+  renderCourse();
   if (state.pageFor) refreshPage();
   schedule();
 }
@@ -110,6 +111,9 @@ const state = {
   ns: "default",
   sel: "",              // selected object's uid
   pageFor: "",          // uid whose page is open
+  hint: null,           // the lesson's answer to the hint button: {step, text}
+  course: null,         // the course map (api/course), while it is open
+  courseErr: "",
 };
 
 // ---------- the stream ----------
@@ -159,6 +163,7 @@ function handle(m) {
     case "report":
       addReport(m.report, true);
       renderScenario();
+      refreshCourse(); // a task done is progress
       break;
   }
   schedule();
@@ -500,6 +505,7 @@ function renderPage(p, err) {
 function addReport(r, live) {
   if (r.type === "scenario") {
     state.reports = [];
+    state.hint = null;
     if (live && $("follow").checked && r.namespace) selectNamespace(r.namespace);
   }
   state.reports.push(r);
@@ -540,8 +546,16 @@ function renderScenario() {
       }
       case "task": { // a lesson's task: the runner's words are in the learner's language
         const task = { hints: el("ol", { className: "hints" }), check: el("div", { className: "check" }) };
+        // The hint button asks the lesson for the next hint, as crdlab
+        // learn hint does: the lesson reports it (hints), and its answer
+        // shows under the button.
+        const step = r.step;
+        task.button = el("button", { type: "button", className: "hint", textContent: t("next hint") });
+        task.button.addEventListener("click", () => askHint(step));
+        const answer = state.hint && state.hint.step === step ? state.hint.text : "";
         task.box = el("div", { className: "task" }, el("div", { className: "tasklabel" }, r.description || ""),
-          el("div", { className: "tasktext" }, r.text || ""), task.hints, task.check);
+          el("div", { className: "tasktext" }, r.text || ""), task.hints, task.check,
+          el("div", { className: "hintbar" }, task.button, el("span", { className: "hintanswer" }, answer)));
         tasks.set(r.step, task);
         const li = stepItems.get(r.step);
         if (li) li.insertBefore(task.box, linesOf(r.step).parentNode === li ? linesOf(r.step) : null);
@@ -556,6 +570,7 @@ function renderScenario() {
         const task = tasks.get(r.step);
         if (!task) break;
         task.check.className = "check " + r.status;
+        task.button.hidden = r.status === "passed";
         task.check.replaceChildren(r.status === "passed" ? "✓" : `… ${r.description || ""}: ${r.text || ""}`);
         break;
       }
@@ -581,6 +596,73 @@ function renderScenario() {
   box.replaceChildren(...parts);
 }
 
+// askHint asks the running lesson for the next hint of the task of step
+// (api/hint, which asks it as crdlab learn hint does).
+async function askHint(step) {
+  state.hint = { step, text: t("asking the lesson…") };
+  renderScenario();
+  let text = "";
+  try {
+    const r = await fetch("api/hint", { method: "POST" });
+    const a = await r.json();
+    text = a.noLesson ? t("No lesson is running: start one in a terminal with crdlab learn LESSON.") : (a.text || a.error || "");
+  } catch (e) {
+    text = String(e);
+  }
+  if (state.hint && state.hint.step === step) state.hint = { step, text };
+  renderScenario();
+}
+
+// ---------- the course map ----------
+
+// The course map: the lessons in order, where each sits in the seed, and
+// the learner's progress in each (api/course reads it at each ask). It is
+// fetched when it opens, and again at each report entry while it is open:
+// a task done is progress.
+let courseFetching = false, courseAgain = false;
+async function refreshCourse() {
+  if ($("course-drawer").hidden) return;
+  if (courseFetching) { courseAgain = true; return; }
+  courseFetching = true;
+  try {
+    const r = await fetch("api/course");
+    if (r.ok) { state.course = await r.json(); state.courseErr = ""; }
+    else state.courseErr = (await r.text()).trim();
+  } catch (e) {
+    state.courseErr = String(e);
+  } finally {
+    courseFetching = false;
+    renderCourse();
+    if (courseAgain) { courseAgain = false; refreshCourse(); }
+  }
+}
+
+function renderCourse() {
+  const table = $("course");
+  if (state.courseErr) { table.replaceChildren(el("caption", {}, t(state.courseErr))); return; }
+  const running = (state.reports.find((r) => r.type === "scenario") || {}).scenario;
+  const head = el("tr", {}, ...["#", t("lesson"), t("title"), t("after"), t("time"), t("the seed's section"), t("tasks done")].map((h) => el("th", {}, h)));
+  const rows = (state.course || []).map((c) => {
+    const done = c.tasks > 0 && c.done >= c.tasks;
+    const tr = el("tr", { className: (c.name === running ? "running" : "") + (done ? " complete" : "") },
+      el("td", {}, c.order ? String(c.order) : ""),
+      el("td", { className: "name" }, c.name),
+      el("td", {}, c.title[lang] || c.title.en || ""),
+      el("td", { className: "after" }, (c.after || []).join(", ")),
+      el("td", { className: "time" }, c.minutes ? t("{0} min", c.minutes) : ""),
+      el("td", { className: "seed" }, c.seed || ""),
+      el("td", { className: "done" }, el("progress", { max: Math.max(c.tasks, 1), value: c.done }), ` ${c.done}/${c.tasks}`));
+    tr.dataset.lesson = c.name;
+    return tr;
+  });
+  table.replaceChildren(head, ...rows);
+}
+
+function openCourse() {
+  $("course-drawer").hidden = false;
+  refreshCourse();
+}
+
 // ---------- controls ----------
 
 $("lang").addEventListener("change", (e) => setLang(e.target.value));
@@ -591,5 +673,7 @@ for (const id of ["actor", "nsonly"]) $(id).addEventListener("change", () => { r
 $("objfilter").addEventListener("input", () => { renderEvents(); schedule(); });
 $("clear").addEventListener("click", () => { $("actor").value = ""; $("objfilter").value = ""; renderEvents(); schedule(); });
 $("close").addEventListener("click", () => { $("drawer").hidden = true; state.pageFor = ""; state.sel = ""; schedule(); });
+$("course-open").addEventListener("click", () => ($("course-drawer").hidden ? openCourse() : ($("course-drawer").hidden = true)));
+$("course-close").addEventListener("click", () => { $("course-drawer").hidden = true; });
 applyLang();
 connect();
