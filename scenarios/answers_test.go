@@ -143,6 +143,19 @@ func keep(ctx context.Context, apiVersion, kind, name string) {
 	})
 }
 
+// removeAtEnd deletes the object, if there is one, when the spec ends: a
+// lesson's admission policy, left by a table that failed half-way, would
+// refuse the writes of the specs after it.
+func removeAtEnd(apiVersion, kind, name string) {
+	DeferCleanup(func(ctx context.Context) {
+		u := &unstructured.Unstructured{}
+		u.SetAPIVersion(apiVersion)
+		u.SetKind(kind)
+		u.SetName(name)
+		Expect(client.IgnoreNotFound(shared.Client().Delete(ctx, u))).To(Succeed(), "removing %s %s", kind, name)
+	})
+}
+
 // playAnswers plays a lesson's table against the shared lab, in a
 // namespace of its own: the lesson's steps in order; at each task, every
 // answer of the table after the task's before steps, each checked for its
@@ -329,6 +342,11 @@ var _ = Describe("the lessons' answer tables", func() {
 			// What the lessons delete and replace of the lab's own.
 			keep(ctx, "apiextensions.k8s.io/v1", "CustomResourceDefinition", "users.auth.ilinux.io")
 			keep(ctx, "apiregistration.k8s.io/v1", "APIService", "v1alpha1.lab.crdlab.dev")
+			// What versions-admission's learner writes, which its last steps remove.
+			for _, b := range []string{"user-email-domain", "user-email-domain-everywhere"} {
+				removeAtEnd("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyBinding", b)
+			}
+			removeAtEnd("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy", "user-email-domain")
 			playAnswers(ctx, name)
 		}, NodeTimeout(10*time.Minute))
 	}

@@ -284,23 +284,34 @@ func (r *runner) dryRun(ctx context.Context, a *Apply) error {
 	return nil
 }
 
-// dryWrite creates o, or updates it if it exists, as a server-side dry
+// dryWrite updates o if it exists, or creates it, as a server-side dry
 // run: the learner's kubectl apply would be refused or accepted as it is.
-// (A server-side apply would not do: a value of the wrong type fails it
-// with 500, before validation names the field.)
+// An object that exists is updated first, as kubectl apply patches it: a
+// create of it would meet admission as a CREATE (refused by a policy on
+// creates only) before the apiserver found that it exists. (A server-side
+// apply would not do: a value of the wrong type fails it with 500, before
+// validation names the field.)
 func (r *runner) dryWrite(ctx context.Context, ri dynamic.ResourceInterface, o *unstructured.Unstructured) error {
 	dry := []string{metav1.DryRunAll}
+	update := func() error {
+		cur, err := ri.Get(ctx, o.GetName(), metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		o := o.DeepCopy()
+		o.SetResourceVersion(cur.GetResourceVersion())
+		_, err = ri.Update(ctx, o, metav1.UpdateOptions{FieldManager: FieldManager, DryRun: dry})
+		return err
+	}
+	if o.GetName() != "" {
+		if err := update(); !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
 	_, err := ri.Create(ctx, o, metav1.CreateOptions{FieldManager: FieldManager, DryRun: dry})
-	if !apierrors.IsAlreadyExists(err) || o.GetName() == "" {
-		return err
+	if apierrors.IsAlreadyExists(err) && o.GetName() != "" {
+		return update() // made meanwhile
 	}
-	cur, err := ri.Get(ctx, o.GetName(), metav1.GetOptions{})
-	if err != nil {
-		return err
-	}
-	o = o.DeepCopy()
-	o.SetResourceVersion(cur.GetResourceVersion())
-	_, err = ri.Update(ctx, o, metav1.UpdateOptions{FieldManager: FieldManager, DryRun: dry})
 	return err
 }
 

@@ -29,6 +29,7 @@ func TestHelpGolden(t *testing.T) {
 		{"learn", "--help"},
 		{"learn", "list", "--help"},
 		{"learn", "hint", "--help"},
+		{"learn", "prepare", "--help"},
 		{"controller", "--help"},
 	} {
 		name := "help-root"

@@ -53,6 +53,7 @@ progress. Lessons are files too (docs/learn.md: how to write one).`,
   crdlab learn crd-basics
   crdlab learn crd-validation --lang zh
   crdlab learn hint            # in another terminal: the next hint
+  crdlab learn prepare reconcile-loop   # build its controller's skeleton first
   crdlab learn ./my-lesson.yaml`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -66,7 +67,7 @@ progress. Lessons are files too (docs/learn.md: how to write one).`,
 	g.addLangFlag(cmd, true)
 	cmd.Flags().StringVarP(&f.namespace, "namespace", "n", "default", "the namespace you work in")
 	cmd.Flags().BoolVar(&f.restart, "restart", false, "forget your progress in the lesson and start over (your files stay)")
-	cmd.AddCommand(newLearnListCommand(g, f), newLearnHintCommand(g))
+	cmd.AddCommand(newLearnListCommand(g, f), newLearnHintCommand(g), newLearnPrepareCommand(g))
 	return cmd
 }
 

@@ -33,6 +33,7 @@ func TestLessons(t *testing.T) {
 
 	t.Run("crd-basics", func(t *testing.T) { playCRDBasics(t, learner(t)) })
 	t.Run("crd-validation in a terminal", func(t *testing.T) { playCRDValidation(t, learner(t)) })
+	t.Run("versions-admission", func(t *testing.T) { playVersionsAdmission(t, learner(t)) })
 	t.Run("no-controller", func(t *testing.T) { playNoController(t, learner(t)) })
 	t.Run("aggregator", func(t *testing.T) { playAggregator(t, learner(t)) })
 	t.Run("reconcile-loop", func(t *testing.T) { playReconcileLoop(t, learner(t)) })
