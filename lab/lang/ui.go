@@ -80,7 +80,16 @@ var uiZH = map[string]string{
 	"YAML now":                              "当前的 YAML",
 	"no such object: it was never seen, or deleted long ago": "没有这个对象：从来没有见过它，或者它早已被删除",
 
-	// Words from the lab: object states, report statuses.
+	"PASSED":  "通过",
+	"FAILED":  "失败",
+	"SKIPPED": "跳过",
+	"RUNNING": "运行中",
+}
+
+// stateZH holds the words of an object's state, as the lab says them (lab/ui's
+// summary, the timeline's Pod status: "Running, Ready"): the web UI and the
+// terminal say them alike. They join uiZH and zh when the package loads.
+var stateZH = map[string]string{
 	"Running":               "运行中",
 	"Pending":               "等待中",
 	"Succeeded":             "已成功",
@@ -104,8 +113,11 @@ var uiZH = map[string]string{
 	"succeeded {0}":         "成功 {0}",
 	"held by finalizer {0}": "被 finalizer {0} 挡住删除",
 	", ":                    "，",
-	"PASSED":                "通过",
-	"FAILED":                "失败",
-	"SKIPPED":               "跳过",
-	"RUNNING":               "运行中",
+}
+
+func init() {
+	for k, v := range stateZH {
+		zh[k] = v
+		uiZH[k] = v
+	}
 }
