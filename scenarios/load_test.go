@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crdlab/crdlab/lab/lang"
 	"github.com/crdlab/crdlab/lab/timeline"
 )
 
@@ -84,7 +85,7 @@ func TestMatch(t *testing.T) {
 			"status.conditions[2]: no element matches"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := strings.Join(match(tc.want, actual, ""), "; ")
+			got := strings.Join(match(lang.EN, tc.want, actual, ""), "; ")
 			if !strings.HasPrefix(got, tc.diff) || (tc.diff == "") != (got == "") {
 				t.Errorf("diff %q, want %q", got, tc.diff)
 			}

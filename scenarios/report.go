@@ -65,7 +65,7 @@ func (p *textPrinter) print(e Entry) {
 	case "scenario":
 		p.tl = timeline.NewPrinter(w) // times relative to the scenario's start
 		p.tl.Namespace = e.Namespace
-		p.tl.ActorName = p.lang.Actor
+		p.tl.ActorName, p.tl.Lang = p.lang.Actor, p.lang
 		fmt.Fprintf(w, "%s %s\n", p.paint(bold, "▶ "+e.Scenario), p.paint(bold, "— "+e.Title))
 		if e.Text != "" {
 			fmt.Fprint(w, p.lang.Msgf("  concept:   %s\n", e.Text))

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -34,9 +35,9 @@ func (d deleteOp) run(ctx context.Context, r *runner, timeout time.Duration) (st
 		if r.lesson() != nil {
 			// A lesson's delete puts the cluster in the state the lesson
 			// starts from, whatever the learner did before.
-			return "nothing to delete: no " + format.RefWhat(&d.ObjectRef), nil
+			return r.opts.Lang.Msgf("nothing to delete: no %s", format.RefWhat(&d.ObjectRef)), nil
 		}
-		return "", fmt.Errorf("nothing to delete: no %s", format.RefWhat(&d.ObjectRef))
+		return "", errors.New(r.opts.Lang.Msgf("nothing to delete: no %s", format.RefWhat(&d.ObjectRef)))
 	}
 	switch d.Pick {
 	case "first":

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
@@ -12,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/yaml"
 
+	"github.com/crdlab/crdlab/lab/lang"
 	"github.com/crdlab/crdlab/scenarios/format"
 )
 
@@ -45,6 +47,7 @@ func (op expectOp) run(ctx context.Context, r *runner, timeout time.Duration) (s
 
 // checkOnce checks the expectation now.
 func (r *runner) checkOnce(ctx context.Context, e *Expect) (bool, func() error) {
+	l := r.opts.Lang
 	if e.Object != nil {
 		want, _ := format.JSONCopy(e.Object)
 		wantObj := want.(map[string]any)
@@ -55,12 +58,12 @@ func (r *runner) checkOnce(ctx context.Context, e *Expect) (bool, func() error) 
 			return false, func() error { return err }
 		}
 		if len(objs) == 0 {
-			return false, func() error { return fmt.Errorf("no %s exists", format.RefWhat(&ref)) }
+			return false, func() error { return errors.New(l.Msgf("no %s exists", format.RefWhat(&ref))) }
 		}
 		var best []string
 		var bestObj map[string]any
 		for _, o := range objs {
-			diff := match(wantObj, o.Object, "")
+			diff := match(l, wantObj, o.Object, "")
 			if len(diff) == 0 {
 				return true, nil
 			}
@@ -69,8 +72,8 @@ func (r *runner) checkOnce(ctx context.Context, e *Expect) (bool, func() error) 
 			}
 		}
 		return false, func() error {
-			return fmt.Errorf("%s does not match\nexpected:\n%s\nactual:\n%s\ndiff:\n  %s",
-				format.RefWhat(&ref), indent(toYAML(wantObj)), indent(toYAML(prune(bestObj, wantObj))), strings.Join(best, "\n  "))
+			return errors.New(l.Msgf("%s does not match\nexpected:\n%s\nactual:\n%s\ndiff:\n  %s",
+				format.RefWhat(&ref), indent(toYAML(wantObj)), indent(toYAML(prune(bestObj, wantObj))), strings.Join(best, "\n  ")))
 		}
 	}
 
@@ -86,7 +89,7 @@ func (r *runner) checkOnce(ctx context.Context, e *Expect) (bool, func() error) 
 		for _, o := range objs {
 			names = append(names, o.GetName())
 		}
-		return false, func() error { return fmt.Errorf("still there: %s", strings.Join(names, ", ")) }
+		return false, func() error { return errors.New(l.Msgf("still there: %s", strings.Join(names, ", "))) }
 	}
 	prg, err := format.CompileCEL(e.CEL)
 	if err != nil {
@@ -95,7 +98,7 @@ func (r *runner) checkOnce(ctx context.Context, e *Expect) (bool, func() error) 
 	vars := map[string]any{"objects": listOf(objs)}
 	if e.Resource.Name != "" {
 		if len(objs) == 0 {
-			return false, func() error { return fmt.Errorf("no %s exists", format.RefWhat(e.Resource)) }
+			return false, func() error { return errors.New(l.Msgf("no %s exists", format.RefWhat(e.Resource))) }
 		}
 		vars["object"] = objs[0].Object
 	} else {
@@ -108,15 +111,14 @@ func (r *runner) checkOnce(ctx context.Context, e *Expect) (bool, func() error) 
 		}
 	}
 	return false, func() error {
-		what := fmt.Sprintf("%d objects", len(objs))
+		what := l.Msgf("%d objects", len(objs))
 		if e.Resource.Name != "" {
-			what = "the object"
+			what = l.Msg("the object")
 		}
-		msg := fmt.Sprintf("%s is false\nexpected: %s\nactual: %s: %s", e.CEL, e.CEL, what, summarize(objs))
 		if err != nil {
-			msg = fmt.Sprintf("%s could not be evaluated: %v\nactual: %s: %s", e.CEL, err, what, summarize(objs))
+			return errors.New(l.Msgf("%s could not be evaluated: %v\nactual: %s: %s", e.CEL, err, what, summarize(l, objs)))
 		}
-		return fmt.Errorf("%s", msg)
+		return errors.New(l.Msgf("%s is false\nexpected: %s\nactual: %s: %s", e.CEL, e.CEL, what, summarize(l, objs)))
 	}
 }
 
@@ -129,16 +131,16 @@ func listOf(objs []unstructured.Unstructured) []any {
 }
 
 // summarize names objects with their phase or ready counts, for failures.
-func summarize(objs []unstructured.Unstructured) string {
+func summarize(l lang.Lang, objs []unstructured.Unstructured) string {
 	if len(objs) == 0 {
-		return "none"
+		return l.Msg("none")
 	}
 	var parts []string
 	for _, o := range objs {
 		s := o.GetName()
 		var extra []string
 		if o.GetDeletionTimestamp() != nil {
-			extra = append(extra, "deleting")
+			extra = append(extra, l.Msg("deleting"))
 		}
 		if phase, ok, _ := unstructured.NestedString(o.Object, "status", "phase"); ok {
 			extra = append(extra, phase)
@@ -147,27 +149,27 @@ func summarize(objs []unstructured.Unstructured) string {
 			extra = append(extra, fmt.Sprintf("readyReplicas %d", n))
 		}
 		if len(extra) > 0 {
-			s += " (" + strings.Join(extra, ", ") + ")"
+			s += l.Msgf(" (%s)", strings.Join(extra, l.Msg(", ")))
 		}
 		parts = append(parts, s)
 		if len(parts) == 10 && len(objs) > 10 {
-			parts = append(parts, fmt.Sprintf("… %d more", len(objs)-10))
+			parts = append(parts, l.Msgf("… %d more", len(objs)-10))
 			break
 		}
 	}
-	return strings.Join(parts, ", ")
+	return strings.Join(parts, l.Msg(", "))
 }
 
 // match returns how actual differs from the partial object want: every
 // field want gives must be equal in actual; a list matches when each
 // element of want matches a different element of actual, in any order.
 // Numbers compare by value (3 and 3.0 are equal).
-func match(want, actual any, path string) []string {
+func match(l lang.Lang, want, actual any, path string) []string {
 	switch w := want.(type) {
 	case map[string]any:
 		a, ok := actual.(map[string]any)
 		if !ok {
-			return []string{fmt.Sprintf("%s: want a mapping, got %s", orRoot(path), show(actual))}
+			return []string{l.Msgf("%s: want a mapping, got %s", orRoot(l, path), show(actual))}
 		}
 		var out []string
 		keys := make([]string, 0, len(w))
@@ -182,16 +184,16 @@ func match(want, actual any, path string) []string {
 				if w[k] == nil {
 					continue
 				}
-				out = append(out, fmt.Sprintf("%s: want %s, missing", p, show(w[k])))
+				out = append(out, l.Msgf("%s: want %s, missing", p, show(w[k])))
 				continue
 			}
-			out = append(out, match(w[k], av, p)...)
+			out = append(out, match(l, w[k], av, p)...)
 		}
 		return out
 	case []any:
 		a, ok := actual.([]any)
 		if !ok {
-			return []string{fmt.Sprintf("%s: want a list, got %s", orRoot(path), show(actual))}
+			return []string{l.Msgf("%s: want a list, got %s", orRoot(l, path), show(actual))}
 		}
 		used := make([]bool, len(a))
 		var out []string
@@ -202,7 +204,7 @@ func match(want, actual any, path string) []string {
 				if used[j] {
 					continue
 				}
-				d := match(we, ae, fmt.Sprintf("%s[%d]", path, j))
+				d := match(l, we, ae, fmt.Sprintf("%s[%d]", path, j))
 				if len(d) == 0 {
 					used[j] = true
 					continue next
@@ -212,9 +214,9 @@ func match(want, actual any, path string) []string {
 				}
 			}
 			if closest == nil {
-				out = append(out, fmt.Sprintf("%s: no element matches %s (list has %d)", fmt.Sprintf("%s[%d]", path, i), show(we), len(a)))
+				out = append(out, l.Msgf("%s: no element matches %s (list has %d)", fmt.Sprintf("%s[%d]", path, i), show(we), len(a)))
 			} else {
-				out = append(out, fmt.Sprintf("%s[%d]: no element matches; closest: %s", path, i, strings.Join(closest, "; ")))
+				out = append(out, l.Msgf("%s[%d]: no element matches; closest: %s", path, i, strings.Join(closest, l.Msg("; "))))
 			}
 		}
 		return out
@@ -222,7 +224,7 @@ func match(want, actual any, path string) []string {
 		if equalScalar(want, actual) {
 			return nil
 		}
-		return []string{fmt.Sprintf("%s: want %s, got %s", orRoot(path), show(want), show(actual))}
+		return []string{l.Msgf("%s: want %s, got %s", orRoot(l, path), show(want), show(actual))}
 	}
 }
 
@@ -253,9 +255,9 @@ func join(path, k string) string {
 	return path + "." + k
 }
 
-func orRoot(path string) string {
+func orRoot(l lang.Lang, path string) string {
 	if path == "" {
-		return "(object)"
+		return l.Msg("(object)")
 	}
 	return path
 }

@@ -49,10 +49,10 @@ func refusal(l lang.Lang, e *ExpectError, err error) (string, error) {
 		code = int(status.Status().Code)
 	}
 	if e.Code != 0 && code != e.Code {
-		return "", fmt.Errorf("refused with status %d, want %d: %w", code, e.Code, err)
+		return "", fmt.Errorf(l.Msg("refused with status %d, want %d: %w"), code, e.Code, err)
 	}
 	if e.Message != "" && !strings.Contains(err.Error(), e.Message) {
-		return "", fmt.Errorf("refused, but the message does not contain %q:\n%w", e.Message, err)
+		return "", fmt.Errorf(l.Msg("refused, but the message does not contain %q:\n%w"), e.Message, err)
 	}
 	if miss := missingCauses(e.Causes, causesOf(err)); len(miss) > 0 {
 		return "", errors.New(l.Msgf("refused, but not for %s: %v", strings.Join(miss, ", "), err))

@@ -228,7 +228,7 @@ func (r *runner) checkOne(ctx context.Context, c *format.Check) string {
 			if e.Apply != nil {
 				what = r.probeWhat(e.Apply)
 			}
-			return what + ": " + err.Error()
+			return what + r.s.Lang().Msg(": ") + err.Error()
 		}
 	}
 	return ""
@@ -342,7 +342,7 @@ func (r *runner) taskSummary(step int) string {
 		a := l.Actor(e.Actor)
 		fmt.Fprintf(&b, "\n  %s%s  %-7s %s", a, strings.Repeat(" ", width-len([]rune(a))), e.Verb, e.Object())
 		if e.Detail != "" {
-			b.WriteString("  " + e.Detail)
+			b.WriteString("  " + timeline.DetailIn(l, e))
 		}
 	}
 	return b.String()

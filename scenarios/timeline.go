@@ -104,7 +104,7 @@ func (r *runner) startTimeline(ctx, wctx context.Context) {
 			})
 		}()
 	} else {
-		r.note("timeline: in arrival order (a cluster that is not a crdlab lab: its resourceVersions are not promised to be ordered, and its audit log is not read)")
+		r.note(r.opts.Lang.Msg("timeline: in arrival order (a cluster that is not a crdlab lab: its resourceVersions are not promised to be ordered, and its audit log is not read)"))
 		go func() {
 			failed <- timeline.WatchWith(wctx, r.target.Config, sink,
 				timeline.Options{AuditLog: r.target.AuditLog, Synced: func() { close(ready) }})
@@ -114,10 +114,10 @@ func (r *runner) startTimeline(ctx, wctx context.Context) {
 	case <-ready:
 	case err := <-failed:
 		if err != nil && ctx.Err() == nil {
-			r.note(fmt.Sprintf("no timeline: %v", err))
+			r.note(r.opts.Lang.Msgf("no timeline: %v", err))
 		}
 	case <-time.After(syncTimeout):
-		r.note(fmt.Sprintf("the timeline did not start within %s: the first changes may be missing", syncTimeout))
+		r.note(r.opts.Lang.Msgf("the timeline did not start within %s: the first changes may be missing", syncTimeout))
 	case <-ctx.Done():
 	}
 }
@@ -310,7 +310,7 @@ func (r *runner) drain(ctx context.Context) {
 		case <-quiet.C:
 			return
 		case <-deadline.C:
-			r.note(fmt.Sprintf("the cluster was still busy %s after the last step: later changes are not shown", drainTimeout))
+			r.note(r.opts.Lang.Msgf("the cluster was still busy %s after the last step: later changes are not shown", drainTimeout))
 			return
 		case <-ctx.Done():
 			return
@@ -339,6 +339,6 @@ func (r *runner) finishTimeline(res *Result) {
 	tl.mu.Unlock()
 	res.LateLines = late
 	if late > 0 {
-		r.note(fmt.Sprintf("%d timeline line(s) reached the runner after the lines that follow them: shown where they arrived, marked late", late))
+		r.note(r.opts.Lang.Msgf("%d timeline line(s) reached the runner after the lines that follow them: shown where they arrived, marked late", late))
 	}
 }

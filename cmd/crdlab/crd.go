@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,14 +10,15 @@ import (
 
 	"github.com/crdlab/crdlab/fixtures"
 	"github.com/crdlab/crdlab/fixtures/migrate"
+	"github.com/crdlab/crdlab/lab/lang"
 )
 
-func newCRDCommand() *cobra.Command {
+func newCRDCommand(g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "crd",
 		Short: "Work with CustomResourceDefinition manifests",
 	}
-	cmd.AddCommand(&cobra.Command{
+	migrateCmd := &cobra.Command{
 		Use:   "migrate FILE",
 		Short: "Turn an apiextensions.k8s.io/v1beta1 CRD into v1, explaining each change",
 		Long: `Turn apiextensions.k8s.io/v1beta1 CustomResourceDefinitions, removed in
@@ -35,13 +37,15 @@ FILE may hold several documents; - reads standard input.`,
   crdlab crd migrate old-crd.yaml | kubectl apply -f -`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runMigrate(cmd.OutOrStdout(), cmd.InOrStdin(), args[0])
+			return runMigrate(cmd.OutOrStdout(), cmd.InOrStdin(), g.language(), args[0])
 		},
-	})
+	}
+	g.addLangFlag(migrateCmd, false)
+	cmd.AddCommand(migrateCmd)
 	return cmd
 }
 
-func runMigrate(out io.Writer, stdin io.Reader, file string) error {
+func runMigrate(out io.Writer, stdin io.Reader, l lang.Lang, file string) error {
 	var data []byte
 	var err error
 	if file == "-" {
@@ -54,12 +58,12 @@ func runMigrate(out io.Writer, stdin io.Reader, file string) error {
 	}
 	docs := fixtures.Documents(data)
 	if len(docs) == 0 {
-		return fmt.Errorf("%s: no YAML document", file)
+		return errors.New(l.Msgf("%s: no YAML document", file))
 	}
 	for i, doc := range docs {
-		v1, _, err := migrate.CRD(doc)
+		v1, _, err := migrate.CRDIn(l, doc)
 		if err != nil {
-			return fmt.Errorf("%s: document %d: %w", file, i+1, err)
+			return fmt.Errorf(l.Msg("%s: document %d: %w"), file, i+1, err)
 		}
 		if i > 0 {
 			fmt.Fprintln(out, "---")

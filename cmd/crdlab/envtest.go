@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/crdlab/crdlab/lab/kubeminor"
+	"github.com/crdlab/crdlab/lab/lang"
 	"github.com/crdlab/crdlab/lab/multicall"
 )
 
@@ -53,7 +54,7 @@ Kubernetes versions this crdlab serves.`),
   crdlab envtest --dir ./bin/k8s`),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			kube, err := resolveKubernetes(cmd.Context(), kubernetes)
+			kube, err := resolveKubernetes(cmd.Context(), lang.Default(), kubernetes)
 			if err != nil {
 				return err
 			}

@@ -50,7 +50,7 @@ runs, so that client and server are of the same minor.`),
 			if minor == "" || minor == kubeminor.BuiltIn {
 				return exitCode(multicall.RunKubectl(args))
 			}
-			comps, err := findComponents(cmd.Context(), minor)
+			comps, err := findComponents(cmd.Context(), g.language(), minor)
 			if err != nil {
 				if kubeminor.WithinSkew(minor, kubeminor.BuiltIn) {
 					return exitCode(multicall.RunKubectl(args)) // one minor apart: kubectl's own skew

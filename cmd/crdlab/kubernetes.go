@@ -67,18 +67,22 @@ func addKubernetesFlag(cmd *cobra.Command, v *string) {
 // resolveKubernetes resolves, once for the command, the Kubernetes that
 // --kubernetes (flag) or its variable asks for, else the built-in one, with
 // its components executable.
-func resolveKubernetes(ctx context.Context, flag string) (kubeminor.Kubernetes, error) {
+func resolveKubernetes(ctx context.Context, l lang.Lang, flag string) (kubeminor.Kubernetes, error) {
 	v := multicall.BuildVersions()
-	return kubeminor.Resolve(ctx, "--kubernetes", flag, kubeminor.Here(v.Crdlab, v.Release))
+	w := kubeminor.Here(v.Crdlab, v.Release)
+	w.Lang = l
+	return kubeminor.Resolve(ctx, "--kubernetes", flag, w)
 }
 
 // findComponents finds the components executable of minor, the one a
 // running lab serves; nil for the minor built in. Its error names the
 // executable, not a flag: the user gave none.
-func findComponents(ctx context.Context, minor string) (*kubeminor.Components, error) {
+func findComponents(ctx context.Context, l lang.Lang, minor string) (*kubeminor.Components, error) {
 	if minor == kubeminor.BuiltIn {
 		return nil, nil
 	}
 	v := multicall.BuildVersions()
-	return kubeminor.Find(ctx, minor, kubeminor.Here(v.Crdlab, v.Release))
+	w := kubeminor.Here(v.Crdlab, v.Release)
+	w.Lang = l
+	return kubeminor.Find(ctx, minor, w)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 
@@ -127,10 +128,21 @@ func TestPseudoSession(t *testing.T) {
 	check(1, "up", "--nodes", "many")
 	check(1, "up", "--nodes")
 
-	// The scenario commands that need no cluster.
-	check(0, "scenario", "list")
+	// The scenario commands that need no cluster, and crd migrate: the
+	// list's header, an explanation with a task's hints, the comments
+	// that explain a migration, and its error.
+	if out := check(0, "scenario", "list"); !strings.HasPrefix(out, lang.MarkOpen) {
+		t.Errorf("crdlab scenario list: the header is not the catalog's:\n%s", out)
+	}
 	check(0, "scenario", "explain", "delete-pod")
+	if out := check(0, "scenario", "explain", "../../scenarios/lessons/crd-basics.yaml"); !strings.Contains(out, "hints)"+lang.MarkClose) {
+		t.Errorf("crdlab scenario explain of a lesson: no count of hints:\n%s", out)
+	}
 	check(0, "scenario", "lint", "../../scenarios/builtin/delete-pod.yaml")
+	if out := check(0, "crd", "migrate", "../../fixtures/seed/users-crd-with-validation.yaml"); !strings.Contains(out, "# - spec.versions"+lang.Mark(": ")+lang.MarkOpen+"v1 has no spec.version") {
+		t.Errorf("crdlab crd migrate: the changes are not explained from the catalog:\n%s", out)
+	}
+	check(1, "crd", "migrate", "../../fixtures/samples/user-admin.yaml")
 
 	if testing.Short() {
 		return
@@ -142,26 +154,56 @@ func TestPseudoSession(t *testing.T) {
 	check(0, "controller", "list")
 	check(0, "controller", "stop", "webapp-operator")
 	check(0, "controller", "start", "webapp-operator")
-	// The runner's lines are checked; the timeline's (lab/timeline: its
-	// details, "deletion requested (graceful)", are not in the catalog yet)
-	// are logged. An Event's message is Kubernetes' own words.
-	out, code := c.run("scenario", "run", "delete-pod")
-	if code != 0 {
-		t.Errorf("crdlab scenario run delete-pod: exit %d\n%s", code, out)
-	}
-	var runner, timeline []string
-	for _, line := range strings.Split(out, "\n") {
-		if timelineLine.MatchString(line) {
-			if !strings.Contains(line, " EVENT ") {
-				timeline = append(timeline, line)
-			}
-			continue
+	// A scenario that passes and one that fails, with what it found: the
+	// runner's lines and the timeline's. An Event's message is Kubernetes'
+	// own words.
+	run := func(wantCode int, args ...string) {
+		t.Helper()
+		out, code := c.run(args...)
+		if code != wantCode {
+			t.Errorf("crdlab %s: exit %d, want %d\n%s", strings.Join(args, " "), code, wantCode, out)
 		}
-		runner = append(runner, line)
+		checkMarked(t, "crdlab "+strings.Join(args, " "), withoutEvents(out))
 	}
-	checkMarked(t, "crdlab scenario run delete-pod (the runner's lines)", strings.Join(runner, "\n"))
-	if bare := lang.Bare(strings.Join(timeline, "\n")); len(bare) > 0 {
-		t.Logf("still bare on the timeline (lab/timeline): %q", bare)
+	run(0, "scenario", "run", "delete-pod")
+	run(1, "scenario", "run", "../../scenarios/testdata/failing.yaml")
+
+	// A lesson, played with a wrong and a right answer to each of two
+	// tasks: what the check still misses, the learner's writes, and the
+	// lesson's end.
+	l := c.startLesson("crd-basics")
+	l.waitFor("crd-basics", "Your task")
+	v1beta1 := c.file("crd-basics", "users-crd.yaml")
+	c.kubectlFails("apply", "-f", v1beta1) // the seed's v1beta1: not served
+	l.stillOpen("the User CRD")
+	v1 := check(0, "crd", "migrate", v1beta1)
+	c.kubectl(v1, "apply", "-f", "-")
+	l.waitFor("the User CRD, in apiextensions", "done. What ") // the step's line, then its summary
+	admin, err := os.ReadFile(c.file("crd-basics", "user-admin.yaml"))
+	if err != nil {
+		t.Fatal(err)
 	}
+	c.kubectl(strings.Replace(string(admin), "userID: 1", "userID: 2", 1), "apply", "-f", "-")
+	l.waitFor("user-admin", "does not match") // the wrong userID, as the check found it
+	c.kubectl(string(admin), "apply", "-f", "-")
+	l.waitFor("kubectl get all lists Users", "Your task") // the next task
+	l.interrupt()
+	out, code := l.wait()
+	if code != 130 || !strings.Contains(out, "your progress is kept") {
+		t.Errorf("crdlab learn crd-basics, interrupted: exit %d, want 130\n%s", code, out)
+	}
+	checkMarked(t, "crdlab learn crd-basics", withoutEvents(out))
 	check(0, "down")
+}
+
+// withoutEvents returns out without its timeline lines of Events, whose
+// messages are Kubernetes' own words.
+func withoutEvents(out string) string {
+	var kept []string
+	for _, line := range strings.Split(out, "\n") {
+		if !(timelineLine.MatchString(line) && strings.Contains(line, " EVENT ")) {
+			kept = append(kept, line)
+		}
+	}
+	return strings.Join(kept, "\n")
 }

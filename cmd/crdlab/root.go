@@ -99,9 +99,9 @@ Start with 'crdlab up', then use kubectl against the printed kubeconfig.`,
 		newResetCommand(g),
 		newScenarioCommand(g),
 		newLearnCommand(g),
-		newCRDCommand(),
+		newCRDCommand(g),
 		newEnvtestCommand(),
-		newVersionCommand(),
+		newVersionCommand(g),
 	)
 	localizeHelp(cmd, g)
 	return cmd, g

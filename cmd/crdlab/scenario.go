@@ -64,7 +64,7 @@ func newScenarioListCommand(g *globalFlags) *cobra.Command {
 				return err
 			}
 			l := g.language()
-			rows := [][]string{{"NAME", "TITLE", "NEEDS"}}
+			rows := [][]string{strings.Split(l.Msg("NAME\tTITLE\tNEEDS"), "\t")}
 			for _, s := range all {
 				s = s.In(l)
 				needs := strings.Join(s.Spec.Requires, ",")

@@ -174,7 +174,7 @@ func (f *upFlags) addFlags(cmd *cobra.Command) {
 // components of the Kubernetes minor asked for are there.
 func (f *upFlags) validate(ctx context.Context) error {
 	l := f.language()
-	kube, err := resolveKubernetes(ctx, f.kubernetes)
+	kube, err := resolveKubernetes(ctx, l, f.kubernetes)
 	if err != nil {
 		return err
 	}

@@ -11,11 +11,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/crdlab/crdlab/lab/kubeminor"
+	"github.com/crdlab/crdlab/lab/lang"
 	"github.com/crdlab/crdlab/lab/multicall"
 )
 
-func newVersionCommand() *cobra.Command {
-	return &cobra.Command{
+func newVersionCommand(g *globalFlags) *cobra.Command {
+	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the versions of crdlab and of the components built into it",
 		Long: minorText(`Print the versions of crdlab and of the components built into it
@@ -31,22 +32,24 @@ not its release's, is listed as refused, with the reason, and not run.`),
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "crdlab:             %s\nkubernetes:         %s\netcd:               %s\ncontroller-runtime: %s\ngo:                 %s\n",
 				v.Crdlab, v.Kubernetes, v.Etcd, v.ControllerRuntime, v.Go)
-			printMinors(cmd.Context(), out, v)
+			printMinors(cmd.Context(), out, g.language(), v)
 			return nil
 		},
 	}
+	g.addLangFlag(cmd, false)
+	return cmd
 }
 
 // printMinors lists each supported minor: built in, found (where, and the
 // version it serves), refused before it ran (why) or not found (where
 // crdlab looked).
-func printMinors(ctx context.Context, out io.Writer, v multicall.Versions) {
-	fmt.Fprintln(out, "kubernetes minors:")
+func printMinors(ctx context.Context, out io.Writer, l lang.Lang, v multicall.Versions) {
+	fmt.Fprintln(out, l.Msg("kubernetes minors:"))
 	w := kubeminor.Here(v.Crdlab, v.Release)
-	w.NoDownload = true
+	w.NoDownload, w.Lang = true, l
 	for _, minor := range kubeminor.Supported() {
 		if minor == kubeminor.BuiltIn {
-			fmt.Fprintf(out, "  %s  %s, built in\n", minor, v.Kubernetes)
+			fmt.Fprint(out, l.Msgf("  %s  %s, built in\n", minor, v.Kubernetes))
 			continue
 		}
 		c, err := kubeminor.Find(ctx, minor, w)
@@ -59,11 +62,11 @@ func printMinors(ctx context.Context, out io.Writer, v multicall.Versions) {
 			for i, p := range paths {
 				where[i] = filepath.Dir(p)
 			}
-			fmt.Fprintf(out, "  %s  not found (looked in %s; make components K8S=%s)\n", minor, strings.Join(where, ", "), minor)
+			fmt.Fprint(out, l.Msgf("  %s  not found (looked in %s; make components K8S=%s)\n", minor, strings.Join(where, ", "), minor))
 		case errors.Is(err, kubeminor.ErrUntrusted):
-			fmt.Fprintf(out, "  %s  refused, not run: %v\n", minor, err)
+			fmt.Fprint(out, l.Msgf("  %s  refused, not run: %v\n", minor, err))
 		default:
-			fmt.Fprintf(out, "  %s  unusable: %v\n", minor, err)
+			fmt.Fprint(out, l.Msgf("  %s  unusable: %v\n", minor, err))
 		}
 	}
 }

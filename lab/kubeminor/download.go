@@ -9,6 +9,8 @@ import (
 	"runtime"
 
 	"github.com/crdlab/crdlab/lab/labtest/install"
+	"github.com/crdlab/crdlab/lab/labtest/release"
+	"github.com/crdlab/crdlab/lab/lang"
 )
 
 // fromCache serves minor's components executable from the cache, at
@@ -50,3 +52,27 @@ var errNotCached = errors.New("not in the cache")
 
 // platform is the cache's folder of this OS and architecture.
 func platform() string { return runtime.GOOS + "-" + runtime.GOARCH }
+
+// downloadError says err, an error of the cache or the download of minor's
+// components executable, in l: lab/labtest/install, standard library only
+// and a module of its own, says its errors in English, so a line in l's
+// words comes first for the ones a learner meets (a signature or a digest
+// that does not hold, no network, an untrusted file in the cache), and
+// install's account after it, as it is.
+func downloadError(l lang.Lang, minor string, err error) error {
+	var why string
+	switch {
+	case errors.Is(err, release.ErrSignature), errors.Is(err, release.ErrUnsigned):
+		why = l.Msg("the release's signature does not hold, so nothing was unpacked")
+	case errors.Is(err, install.ErrDigest):
+		why = l.Msg("the downloaded archive is not the one the release lists (its SHA-256 differs), so nothing was unpacked")
+	case errors.Is(err, install.ErrUnreachable):
+		why = l.Msg("the crdlab releases cannot be reached")
+	case errors.Is(err, install.ErrUntrusted):
+		why = l.Msg("a file in crdlab's cache is not trusted")
+	}
+	if why == "" || (l != lang.ZH && l != lang.Pseudo) {
+		return fmt.Errorf("%s: %w", Name(minor), err)
+	}
+	return errorSaid(l.Msgf("%s: %s: %v", Name(minor), why, err), err)
+}

@@ -23,6 +23,7 @@ import (
 	"github.com/crdlab/crdlab/lab/kubeminor"
 	"github.com/crdlab/crdlab/lab/labtest/install"
 	"github.com/crdlab/crdlab/lab/labtest/release"
+	"github.com/crdlab/crdlab/lab/lang"
 )
 
 // releasedComponents is the crdlab-k8s-1.35 of componentsRelease.
@@ -135,6 +136,13 @@ func TestFindDownloadsForARelease(t *testing.T) {
 	if entries, _ := os.ReadDir(filepath.Join(userCache, "crdlab")); len(entries) != 0 || tamperedRequests != 1 {
 		t.Errorf("the refused download (%d requests) left %v in the cache", tamperedRequests, entries)
 	}
+	// In Chinese, a line of Chinese words first, install's account after.
+	w.Lang = lang.ZH
+	_, err = kubeminor.Find(ctx, "1.35", w)
+	if !errors.Is(err, install.ErrDigest) || !strings.HasPrefix(err.Error(), "crdlab-k8s-1.35：下载的压缩包与发布版列出的不符（SHA-256 不同），什么都没有解压：") {
+		t.Errorf("Find with a tampered archive, in Chinese: %v", err)
+	}
+	w.Lang = lang.EN
 
 	var requests int
 	t.Setenv(install.DownloadURLEnv, componentsRelease(t, false, &requests))

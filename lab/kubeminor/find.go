@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/crdlab/crdlab/lab/labtest/release"
+	"github.com/crdlab/crdlab/lab/lang"
 )
 
 // DirEnv names the variable that gives a folder to look for components
@@ -55,6 +56,9 @@ type Where struct {
 	// NoDownload looks in the cache without downloading ('crdlab
 	// version' lists what is there).
 	NoDownload bool
+	// Lang is the language of the errors that say why an executable is
+	// not found, not trusted or of another version (zero: English).
+	Lang lang.Lang
 	// Digests are the SHA-256 (hex) of the components executables of
 	// crdlab's release for this platform, by minor: a release build runs
 	// only these (trust.go). Here fills them in from what make release
@@ -127,7 +131,7 @@ func cacheName(version string) string {
 // BuiltIn, which crdlab runs itself.
 func Find(ctx context.Context, minor string, w Where) (*Components, error) {
 	if Patch(minor) == "" || minor == BuiltIn {
-		return nil, fmt.Errorf("%s: %w: Kubernetes %s has no components executable", Name(minor), ErrUnsupported, minor)
+		return nil, errorSaid(w.Lang.Msgf("%s: not supported: Kubernetes %s has no components executable", Name(minor), minor), ErrUnsupported)
 	}
 	paths, cache := w.Candidates(minor)
 	for _, p := range paths {
@@ -145,15 +149,15 @@ func Find(ctx context.Context, minor string, w Where) (*Components, error) {
 			return w.Check(ctx, minor, cache)
 		}
 		if !errors.Is(err, errNotCached) {
-			return nil, fmt.Errorf("%s: %w", Name(minor), err)
+			return nil, downloadError(w.Lang, minor, err)
 		}
 	}
-	return nil, notFound(minor, paths)
+	return nil, notFound(w.Lang, minor, paths)
 }
 
-func notFound(minor string, paths []string) error {
-	return fmt.Errorf("%s: %w in %s; build it with 'make components K8S=%s' in crdlab's repository (it lands next to bin/crdlab), or set %s to the folder holding it",
-		Name(minor), ErrNotFound, strings.Join(dirs(paths), ", "), minor, DirEnv)
+func notFound(l lang.Lang, minor string, paths []string) error {
+	return errorSaid(l.Msgf("%s: components executable not found in %s; build it with 'make components K8S=%s' in crdlab's repository (it lands next to bin/crdlab), or set %s to the folder holding it",
+		Name(minor), strings.Join(dirs(paths), ", "), minor, DirEnv), ErrNotFound)
 }
 
 func dirs(paths []string) []string {
@@ -195,14 +199,14 @@ func (w Where) Check(ctx context.Context, minor, path string) (*Components, erro
 		if errors.Is(err, fs.ErrPermission) || errors.Is(err, exec.ErrNotFound) {
 			return nil, fmt.Errorf("%s: %s: %w", Name(minor), abs, err)
 		}
-		return nil, fmt.Errorf("%s: %w: %s version: %w: %s", Name(minor), ErrWrongVersion, abs, err, strings.TrimSpace(stderr.String()))
+		return nil, errorSaid(w.Lang.Msgf("%s: components executable of another version: %s version: %v: %s", Name(minor), abs, err, strings.TrimSpace(stderr.String())), ErrWrongVersion, err)
 	}
 	var v Versions
 	if err := json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &v); err != nil {
-		return nil, fmt.Errorf("%s: %w: %s version printed %q, not its versions: %w", Name(minor), ErrWrongVersion, abs, firstLine(stdout.String()), err)
+		return nil, errorSaid(w.Lang.Msgf("%s: components executable of another version: %s version printed %q, not its versions: %v", Name(minor), abs, firstLine(stdout.String()), err), ErrWrongVersion, err)
 	}
 	if Of(v.Kubernetes) != minor {
-		return nil, fmt.Errorf("%s: %w: %s serves Kubernetes %s", Name(minor), ErrWrongVersion, abs, v.Kubernetes)
+		return nil, errorSaid(w.Lang.Msgf("%s: components executable of another version: %s serves Kubernetes %s", Name(minor), abs, v.Kubernetes), ErrWrongVersion)
 	}
 	if err := w.sameBuild(minor, abs, v); err != nil {
 		return nil, err

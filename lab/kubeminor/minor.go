@@ -6,6 +6,8 @@ import (
 	"os"
 	"regexp"
 	"strings"
+
+	"github.com/crdlab/crdlab/lab/lang"
 )
 
 // Env names the variable that chooses the minor when no --kubernetes is
@@ -33,42 +35,53 @@ var versionRE = regexp.MustCompile(`^v?(\d+)\.(\d+)(\.\d+)?$`)
 // v1.36 or the exact patch crdlab serves (1.36.5). source names where the
 // version came from in the error ("--kubernetes", or Env). An unsupported
 // version's error is one line listing the supported minors.
-func Parse(source, version string) (string, error) {
+func Parse(source, version string) (string, error) { return parseIn(lang.EN, source, version) }
+
+// parseIn is Parse, its errors in l.
+func parseIn(l lang.Lang, source, version string) (string, error) {
 	m := versionRE.FindStringSubmatch(strings.TrimSpace(version))
 	if m == nil {
-		return "", unsupported(source, version)
+		return "", unsupported(l, source, version)
 	}
 	minor := m[1] + "." + m[2]
 	patch := Patch(minor)
 	if patch == "" {
-		return "", unsupported(source, version)
+		return "", unsupported(l, source, version)
 	}
 	if m[3] != "" && "v"+minor+m[3] != patch {
-		return "", fmt.Errorf("%s %s: %w; crdlab serves Kubernetes %s as %s: give %s", source, version, ErrUnsupported, minor, patch, minor)
+		return "", errorSaid(l.Msgf("%s %s: not supported; crdlab serves Kubernetes %s as %s: give %s", source, version, minor, patch, minor), ErrUnsupported)
 	}
 	return minor, nil
 }
 
-func unsupported(source, version string) error {
-	return fmt.Errorf("%s %s: %w; crdlab serves Kubernetes %s", source, version, ErrUnsupported, List(Supported(), "and"))
+func unsupported(l lang.Lang, source, version string) error {
+	return errorSaid(l.Msgf("%s %s: not supported; crdlab serves Kubernetes %s", source, version, listIn(l, Supported(), l.Msg("and"))), ErrUnsupported)
+}
+
+// listIn is List in l: in Chinese, "1.35、1.36 和 1.37".
+func listIn(l lang.Lang, minors []string, conj string) string {
+	if l == lang.ZH && len(minors) > 1 {
+		return strings.Join(minors[:len(minors)-1], "、") + " " + conj + " " + minors[len(minors)-1]
+	}
+	return List(minors, conj)
 }
 
 // Choose returns the minor of flag (the value of --kubernetes) when given,
 // else of $CRDLAB_KUBERNETES_VERSION when set, else BuiltIn.
 func Choose(flag string) (string, error) {
-	minor, _, err := choose("--kubernetes", flag)
+	minor, _, err := choose(lang.EN, "--kubernetes", flag)
 	return minor, err
 }
 
 // choose returns the minor of version (source names where it came from)
 // when given, else of Env when set, else BuiltIn; and the source it took.
-func choose(source, version string) (minor, from string, err error) {
+func choose(l lang.Lang, source, version string) (minor, from string, err error) {
 	if version != "" {
-		minor, err = Parse(source, version)
+		minor, err = parseIn(l, source, version)
 		return minor, source, err
 	}
 	if v := os.Getenv(Env); v != "" {
-		minor, err = Parse(Env, v)
+		minor, err = parseIn(l, Env, v)
 		return minor, Env, err
 	}
 	return BuiltIn, "", nil

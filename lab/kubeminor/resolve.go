@@ -25,7 +25,7 @@ type Kubernetes struct {
 func Resolve(ctx context.Context, source, version string, w Where) (Kubernetes, error) {
 	var k Kubernetes
 	var err error
-	if k.Minor, source, err = choose(source, version); err != nil {
+	if k.Minor, source, err = choose(w.Lang, source, version); err != nil {
 		return Kubernetes{}, err
 	}
 	k.Chosen = source != ""

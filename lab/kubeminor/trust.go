@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/crdlab/crdlab/lab/lang"
 )
 
 // digests are the SHA-256 (hex) of the components executables of crdlab's
@@ -36,27 +38,28 @@ func linkedDigests() map[string]string {
 // by group or others (anyone else could have put anything there); and, for
 // a release build, that its SHA-256 is the one of crdlab's release.
 func (w Where) trust(minor, abs string) error {
-	if err := owned(abs, false); err != nil {
-		return untrusted(minor, "", err, "or remove it")
+	l := w.Lang
+	if err := owned(l, abs, false); err != nil {
+		return untrusted(l, minor, "", err, l.Msg("or remove it"))
 	}
-	if err := owned(filepath.Dir(abs), true); err != nil {
-		return untrusted(minor, abs+": its folder ", err, "or move "+Name(minor)+" to a folder only you can write to")
+	if err := owned(l, filepath.Dir(abs), true); err != nil {
+		return untrusted(l, minor, l.Msgf("%s: its folder ", abs), err, l.Msgf("or move %s to a folder only you can write to", Name(minor)))
 	}
 	if !w.Release {
 		return nil
 	}
 	want := w.Digests[minor]
 	if want == "" {
-		return fmt.Errorf("%s: %w: %s: crdlab %s knows no SHA-256 of its release's %s, so it runs none; remove it (a release of crdlab downloads its own)",
-			Name(minor), ErrUntrusted, abs, w.Crdlab, Name(minor))
+		return errorSaid(l.Msgf("%s: components executable not trusted: %s: crdlab %s knows no SHA-256 of its release's %s, so it runs none; remove it (a release of crdlab downloads its own)",
+			Name(minor), abs, w.Crdlab, Name(minor)), ErrUntrusted)
 	}
 	got, err := sha256File(abs)
 	if err != nil {
 		return fmt.Errorf("%s: %s: %w", Name(minor), abs, err)
 	}
 	if got != want {
-		return fmt.Errorf("%s: %w: %s has SHA-256 %s, not the %s of crdlab %s's release; remove it (a release of crdlab downloads its own)",
-			Name(minor), ErrUntrusted, abs, got, want, w.Crdlab)
+		return errorSaid(l.Msgf("%s: components executable not trusted: %s has SHA-256 %s, not the %s of crdlab %s's release; remove it (a release of crdlab downloads its own)",
+			Name(minor), abs, got, want, w.Crdlab), ErrUntrusted)
 	}
 	return nil
 }
@@ -73,40 +76,41 @@ func (e *notOwned) Error() string { return e.path + " " + e.why }
 // to do about it (e.fix), or remove: "crdlab-k8s-1.36: components
 // executable not trusted: <path> is writable by others (mode 0777), so
 // crdlab does not run it: chmod go-w <path>, or remove it".
-func untrusted(minor, prefix string, err error, remove string) error {
+func untrusted(l lang.Lang, minor, prefix string, err error, remove string) error {
 	var e *notOwned
 	if !errors.As(err, &e) {
 		return fmt.Errorf("%s: %s%w", Name(minor), prefix, err)
 	}
-	return fmt.Errorf("%s: %w: %s%s %s, so crdlab does not run it: %s, %s", Name(minor), ErrUntrusted, prefix, e.path, e.why, e.fix, remove)
+	return errorSaid(l.Msgf("%s: components executable not trusted: %s%s %s, so crdlab does not run it: %s, %s", Name(minor), prefix, e.path, e.why, e.fix, remove), ErrUntrusted, err)
 }
 
 // owned checks that path is a regular file (a folder when dir) of the
-// current user or root, not writable by group or others.
-func owned(path string, dir bool) error {
+// current user or root, not writable by group or others; it says why not
+// in l.
+func owned(l lang.Lang, path string, dir bool) error {
 	st, err := os.Lstat(path)
 	if err != nil {
 		return err
 	}
 	switch {
 	case dir && !st.IsDir():
-		return &notOwned{path, "is not a folder", "check the path"}
+		return &notOwned{path, l.Msg("is not a folder"), l.Msg("check the path")}
 	case !dir && !st.Mode().IsRegular():
-		return &notOwned{path, "is not a regular file (" + st.Mode().Type().String() + ")", "replace it with the executable"}
+		return &notOwned{path, l.Msgf("is not a regular file (%s)", st.Mode().Type()), l.Msg("replace it with the executable")}
 	}
 	if uid, mine, ok := owner(st); ok && !mine {
-		return &notOwned{path, fmt.Sprintf("belongs to uid %d, neither you (uid %d) nor root", uid, os.Getuid()),
-			fmt.Sprintf("chown %d %s if you trust it", os.Getuid(), path)}
+		return &notOwned{path, l.Msgf("belongs to uid %d, neither you (uid %d) nor root", uid, os.Getuid()),
+			l.Msgf("chown %d %s if you trust it", os.Getuid(), path)}
 	}
 	if perm := st.Mode().Perm(); perm&0o022 != 0 && ownerModes {
-		who := "group and others"
+		why := l.Msgf("is writable by group and others (mode %#o)", perm)
 		switch perm & 0o022 {
 		case 0o020:
-			who = "its group"
+			why = l.Msgf("is writable by its group (mode %#o)", perm)
 		case 0o002:
-			who = "others"
+			why = l.Msgf("is writable by others (mode %#o)", perm)
 		}
-		return &notOwned{path, fmt.Sprintf("is writable by %s (mode %#o)", who, perm), "chmod go-w " + path}
+		return &notOwned{path, why, "chmod go-w " + path}
 	}
 	return nil
 }
@@ -135,8 +139,8 @@ func (w Where) sameBuild(minor, abs string, v Versions) error {
 		return nil
 	}
 	if got := commit(v.Crdlab); got != want {
-		return fmt.Errorf("%s: %w: %s was built as crdlab %q, not from crdlab's commit %s; build it again with 'make components K8S=%s' in the same checkout",
-			Name(minor), ErrWrongVersion, abs, v.Crdlab, want, minor)
+		return errorSaid(w.Lang.Msgf("%s: components executable of another version: %s was built as crdlab %q, not from crdlab's commit %s; build it again with 'make components K8S=%s' in the same checkout",
+			Name(minor), abs, v.Crdlab, want, minor), ErrWrongVersion)
 	}
 	return nil
 }

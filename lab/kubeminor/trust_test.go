@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/crdlab/crdlab/lab/kubeminor"
+	"github.com/crdlab/crdlab/lab/lang"
 )
 
 // plantComponents writes to dir a crdlab-k8s-<minor> that says it was
@@ -132,6 +133,23 @@ func TestFindRefusesAnExecutableOthersCouldWrite(t *testing.T) {
 				t.Errorf("%s was run", path)
 			}
 		})
+	}
+}
+
+// In Chinese (Where.Lang), the refusal says the same in Chinese words: the
+// executable, the path and the command that mends it as they are.
+func TestFindRefusesInChinese(t *testing.T) {
+	path, marker := plantComponents(t, t.TempDir(), "1.36", "(devel) 0123456789ab", 0o777)
+	_, err := findIn(t, filepath.Dir(path), kubeminor.Where{Crdlab: "(devel) 0123456789ab", NoDownload: true, Lang: lang.ZH})
+	if !errors.Is(err, kubeminor.ErrUntrusted) {
+		t.Fatalf("Find: %v; want ErrUntrusted", err)
+	}
+	want := "crdlab-k8s-1.36：组件可执行文件不受信任：" + path + " 可以被同组用户和其他人写入（权限 0777），所以 crdlab 不会运行它：chmod go-w " + path + "，或者删除它"
+	if err.Error() != want {
+		t.Errorf("the refusal in Chinese:\n  %q, want\n  %q", err, want)
+	}
+	if ran(marker) {
+		t.Errorf("%s was run", path)
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 )
 
 // The packages whose messages go through Msg and Msgf.
-var speakers = []string{"../../cmd/crdlab", "../../scenarios", "../../scenarios/format", "../server", "../timeline"}
+var speakers = []string{"../../cmd/crdlab", "../../scenarios", "../../scenarios/format", "../server", "../timeline", "../../fixtures/migrate", "../kubeminor"}
 
 // messages returns the literal first arguments of every Msg and Msgf call
 // in the packages, with where each is.
@@ -37,19 +37,24 @@ func messages(t *testing.T) map[string]string {
 				if !ok || len(call.Args) == 0 {
 					return true
 				}
+				format := call.Args[0]
 				switch fun := call.Fun.(type) {
 				case *ast.SelectorExpr: // l.Msg("..."), l.Msgf("...", ...)
 					if fun.Sel.Name != "Msg" && fun.Sel.Name != "Msgf" {
 						return true
 					}
 				case *ast.Ident: // say("...", ...): cmd/crdlab's Msgf for a scenario run
-					if fun.Name != "say" {
+					switch {
+					case fun.Name == "say":
+					case fun.Name == "note" && len(call.Args) > 1: // note(path, "...", ...): fixtures/migrate's Msgf of a change
+						format = call.Args[1]
+					default:
 						return true
 					}
 				default:
 					return true
 				}
-				lit, ok := call.Args[0].(*ast.BasicLit)
+				lit, ok := format.(*ast.BasicLit)
 				if !ok || lit.Kind != token.STRING {
 					return true
 				}

@@ -80,7 +80,31 @@ var uiZH = map[string]string{
 	"YAML now":                              "当前的 YAML",
 	"no such object: it was never seen, or deleted long ago": "没有这个对象：从来没有见过它，或者它早已被删除",
 
-	// Words from the lab: object states, report statuses.
+	"PASSED":  "通过",
+	"FAILED":  "失败",
+	"SKIPPED": "跳过",
+	"RUNNING": "运行中",
+
+	// The course map and the task pane's hint button.
+	"course map":     "课程地图",
+	"The course map": "课程地图",
+	"The lessons in order, the seed's section each teaches, and your progress: crdlab learn LESSON starts one, in a terminal.": "按顺序排列的各课、每一课讲的是种子文本的哪一节，以及你的进度：在终端里运行 crdlab learn LESSON 开始一课。",
+	"lesson":                    "课程",
+	"title":                     "标题",
+	"after":                     "先学",
+	"{0} min":                   "{0} 分钟",
+	"the seed's section":        "种子文本的小节",
+	"tasks done":                "已完成的任务",
+	"this lab serves no course": "这个实验环境没有提供课程",
+	"next hint":                 "下一条提示",
+	"asking the lesson…":        "正在向课程要提示…",
+	"No lesson is running: start one in a terminal with crdlab learn LESSON.": "没有正在运行的课程：在终端里运行 crdlab learn LESSON 开始一课。",
+}
+
+// stateZH holds the words of an object's state, as the lab says them (lab/ui's
+// summary, the timeline's Pod status: "Running, Ready"): the web UI and the
+// terminal say them alike. They join uiZH and zh when the package loads.
+var stateZH = map[string]string{
 	"Running":               "运行中",
 	"Pending":               "等待中",
 	"Succeeded":             "已成功",
@@ -104,23 +128,11 @@ var uiZH = map[string]string{
 	"succeeded {0}":         "成功 {0}",
 	"held by finalizer {0}": "被 finalizer {0} 挡住删除",
 	", ":                    "，",
-	"PASSED":                "通过",
-	"FAILED":                "失败",
-	"SKIPPED":               "跳过",
-	"RUNNING":               "运行中",
+}
 
-	// The course map and the task pane's hint button.
-	"course map":     "课程地图",
-	"The course map": "课程地图",
-	"The lessons in order, the seed's section each teaches, and your progress: crdlab learn LESSON starts one, in a terminal.": "按顺序排列的各课、每一课讲的是种子文本的哪一节，以及你的进度：在终端里运行 crdlab learn LESSON 开始一课。",
-	"lesson":                    "课程",
-	"title":                     "标题",
-	"after":                     "先学",
-	"{0} min":                   "{0} 分钟",
-	"the seed's section":        "种子文本的小节",
-	"tasks done":                "已完成的任务",
-	"this lab serves no course": "这个实验环境没有提供课程",
-	"next hint":                 "下一条提示",
-	"asking the lesson…":        "正在向课程要提示…",
-	"No lesson is running: start one in a terminal with crdlab learn LESSON.": "没有正在运行的课程：在终端里运行 crdlab learn LESSON 开始一课。",
+func init() {
+	for k, v := range stateZH {
+		zh[k] = v
+		uiZH[k] = v
+	}
 }

@@ -77,7 +77,7 @@ func Run(ctx context.Context, d control.Dir, opts Options) error {
 	ready := readyNotifier() // before the lab starts its processes
 	l := opts.Lang
 	printer := timeline.NewPrinter(out)
-	printer.ActorName = l.Actor
+	printer.ActorName, printer.Lang = l.Actor, l
 	if opts.Lab.Lab.Progress == nil {
 		var mu sync.Mutex // the phases come from several goroutines
 		opts.Lab.Lab.Progress = func(p lab.Progress) {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/term"
+
+	"github.com/crdlab/crdlab/lab/lang"
 )
 
 // Printer writes events as aligned lines, relative to the time it was made:
@@ -22,6 +24,9 @@ type Printer struct {
 	// ActorName, if not nil, names an actor as printed (lang.Lang.Actor:
 	// a Chinese gloss); nil: as the event names it.
 	ActorName func(actor string) string
+	// Lang is the language of the words a line adds to its object: its
+	// detail (DetailIn) and its notes. Zero: English, as recorded.
+	Lang lang.Lang
 	// Revisions ends each line of a write with its revision, "  #1234"
 	// (logs/timeline.log: lab/labtest reads it to tell the lines after a
 	// Mark from the lines before).
@@ -78,10 +83,10 @@ func (p *Printer) Record(e Event) {
 	}
 	line := p.head(e) + "  " + obj
 	if e.Detail != "" {
-		line += "  " + e.Detail
+		line += "  " + DetailIn(p.Lang, e)
 	}
 	if e.Late {
-		line += "  (late: arrived after the lines that follow it)"
+		line += "  " + p.Lang.Msg("(late: arrived after the lines that follow it)")
 	}
 	if p.Revisions && e.Revision > 0 {
 		line += fmt.Sprintf("  #%d", e.Revision)

@@ -39,7 +39,7 @@ func Explain(w io.Writer, s *Scenario) {
 				fmt.Fprintln(w, "        "+line)
 			}
 			if len(st.Task.Hints) > 0 {
-				fmt.Fprintf(w, "        (%d hints)\n", len(st.Task.Hints))
+				fmt.Fprintln(w, "        "+l.Msgf("(%d hints)", len(st.Task.Hints)))
 			}
 		}
 	}

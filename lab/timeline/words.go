@@ -1,0 +1,222 @@
+package timeline
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/crdlab/crdlab/lab/lang"
+)
+
+// DetailIn returns e's detail in l: the timeline's own words (a deletion
+// requested or confirmed, a Pod's state, what a reconcile pass did and what
+// woke it, a webhook's answer) in l's; the objects, fields and values in
+// it, and what Kubernetes, a controller or a webhook said (an Event's
+// message, an error, a denial), as they are. In English, the detail as
+// recorded: the lines are recorded in English (logs/timeline.log, the
+// control socket) and said in the reader's language when shown.
+func DetailIn(l lang.Lang, e Event) string {
+	d := e.Detail
+	if d == "" || (l != lang.ZH && l != lang.Pseudo) {
+		return d
+	}
+	switch e.Verb {
+	case Delete:
+		if d == "deletion requested (graceful)" {
+			return l.Msg("deletion requested (graceful)")
+		}
+		if by, ok := strings.CutPrefix(d, "confirmed by "); ok {
+			return l.Msgf("confirmed by %s", by)
+		}
+	case Status, Update:
+		if e.Kind == "Pod" && e.Verb == Status {
+			return podStateIn(l, d)
+		}
+		return fieldsIn(l, d)
+	case Reconcile:
+		return passIn(l, d)
+	case Allowed, Denied, Failed:
+		return admissionIn(l, d)
+	case Convert:
+		return conversionIn(l, d)
+	}
+	return d
+}
+
+// podStateIn says a Pod's state (podSummary: "Running, Ready") in l.
+func podStateIn(l lang.Lang, d string) string {
+	parts := strings.Split(d, ", ")
+	for i, p := range parts {
+		parts[i] = l.Msg(p)
+	}
+	return strings.Join(parts, l.Msg(", "))
+}
+
+var more = regexp.MustCompile(`^\+(\d+) more$`)
+
+// fieldsIn says the changed fields of an update (updateEvent) in l: the
+// fields as they are, the count of the others in l.
+func fieldsIn(l lang.Lang, d string) string {
+	parts := strings.Split(d, ", ")
+	if m := more.FindStringSubmatch(parts[len(parts)-1]); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		parts[len(parts)-1] = l.Msgf("+%d more", n)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// passIn says a reconcile pass's account (lab/server's passEvent, the
+// sample operators' tracer) in l: "<writes or no change>[; <error or
+// requeue>][; woken by <triggers>]; in <duration>". An error's message,
+// which may hold "; ", stays as it is.
+func passIn(l lang.Lang, d string) string {
+	parts := strings.Split(d, "; ")
+	var tail []string // in the order they come
+	end := len(parts)
+	if took, ok := strings.CutPrefix(parts[end-1], "in "); ok && end > 1 {
+		tail = append(tail, l.Msgf("in %s", took))
+		end--
+	}
+	if woke, ok := strings.CutPrefix(parts[end-1], "woken by "); ok && end > 1 {
+		tail = append([]string{wokenIn(l, woke)}, tail...)
+		end--
+	}
+	head := parts[:end]
+	split := len(head)
+	for i := 1; i < len(head); i++ {
+		if strings.HasPrefix(head[i], "error: ") || strings.HasPrefix(head[i], "requeue") {
+			split = i
+			break
+		}
+	}
+	out := []string{writesIn(l, strings.Join(head[:split], "; "))}
+	if split < len(head) {
+		out = append(out, outcomeIn(l, strings.Join(head[split:], "; ")))
+	}
+	return strings.Join(append(out, tail...), l.Msg("; "))
+}
+
+// aWrite starts a write of a pass: its verb and object.
+var aWrite = regexp.MustCompile(`(?:^|, )(?:CREATE|UPDATE|STATUS|DELETE|PATCH) [^\s,;/]+/[^\s,;]+`)
+
+// writesIn says the writes of a pass ("CREATE pod/x, UPDATE webapp/y
+// (refused: …)") in l.
+func writesIn(l lang.Lang, d string) string {
+	if d == "no change" {
+		return l.Msg("no change")
+	}
+	starts := aWrite.FindAllStringIndex(d, -1)
+	if len(starts) == 0 || starts[0][0] != 0 {
+		return d
+	}
+	var out []string
+	for i, s := range starts {
+		end := len(d)
+		if i+1 < len(starts) {
+			end = starts[i+1][0]
+		}
+		w := strings.TrimPrefix(d[s[0]:end], ", ")
+		if what, why, ok := strings.Cut(w, " (refused: "); ok && strings.HasSuffix(why, ")") {
+			w = l.Msgf("%s (refused: %s)", what, strings.TrimSuffix(why, ")"))
+		}
+		out = append(out, w)
+	}
+	return strings.Join(out, l.Msg(", "))
+}
+
+// outcomeIn says how a pass ended (an error, a requeue) in l.
+func outcomeIn(l lang.Lang, d string) string {
+	if err, ok := strings.CutPrefix(d, "error: "); ok {
+		if msg, ok := strings.CutSuffix(err, " (terminal: not retried)"); ok {
+			return l.Msgf("error: %s (terminal: not retried)", msg)
+		}
+		if msg, ok := strings.CutSuffix(err, " (retried with back-off)"); ok {
+			return l.Msgf("error: %s (retried with back-off)", msg)
+		}
+	}
+	if d == "requeue (with back-off)" {
+		return l.Msg("requeue (with back-off)")
+	}
+	if after, ok := strings.CutPrefix(d, "requeue after "); ok {
+		return l.Msgf("requeue after %s", after)
+	}
+	return d
+}
+
+// wokenIn says what woke a pass (its triggers: "pod/x created, webapp/y
+// spec changed, …") in l.
+func wokenIn(l lang.Lang, d string) string {
+	if d == "a requeue or a related object" {
+		return l.Msg("woken by a requeue or a related object")
+	}
+	triggers := strings.Split(d, ", ")
+	for i, t := range triggers {
+		triggers[i] = changeIn(l, t)
+	}
+	return l.Msgf("woken by %s", strings.Join(triggers, l.Msg(", ")))
+}
+
+// changeIn says one trigger of a pass ("pod/x spec changed") in l: the
+// changes are lab/labtest/control's Trigger.Change.
+func changeIn(l lang.Lang, t string) string {
+	for _, c := range []struct{ suffix, msg string }{
+		{" status or metadata updated", l.Msg("%s status or metadata updated")},
+		{" spec changed", l.Msg("%s spec changed")},
+		{" being deleted", l.Msg("%s being deleted")},
+		{" created", l.Msg("%s created")},
+		{" deleted", l.Msg("%s deleted")},
+		{" event", l.Msg("%s event")},
+	} {
+		if obj, ok := strings.CutSuffix(t, c.suffix); ok && obj != "" && !strings.Contains(obj, " ") {
+			return strings.Replace(c.msg, "%s", obj, 1)
+		}
+	}
+	return t
+}
+
+// An admission webhook's line (admissionWhat and what follows it).
+var admission = regexp.MustCompile(`^((?:\S+: )?)(validate|default) (\S+) of (\S+), asked by (.*?): (.*)$`)
+
+// admissionIn says an admission webhook's call (admissionEvents,
+// ReviewFailed) in l: what it was asked, and its answer; a denial's message
+// and a failure's account as they are.
+func admissionIn(l lang.Lang, d string) string {
+	m := admission.FindStringSubmatch(d)
+	if m == nil {
+		return d
+	}
+	name, op, version, who, answer := m[1], m[3], m[4], m[5], m[6]
+	what := l.Msgf("validate %s of %s, asked by %s", op, version, l.Actor(who))
+	if m[2] == "default" {
+		what = l.Msgf("default %s of %s, asked by %s", op, version, l.Actor(who))
+	}
+	switch {
+	case answer == "allowed":
+		answer = l.Msg("allowed")
+	case strings.HasPrefix(answer, "allowed, patch "):
+		answer = l.Msgf("allowed, patch %s", strings.TrimPrefix(answer, "allowed, patch "))
+	case strings.HasPrefix(answer, "denied: "):
+		answer = l.Msgf("denied: %s", strings.TrimPrefix(answer, "denied: "))
+	}
+	return name + what + l.Msg(": ") + answer
+}
+
+// A conversion webhook's line (conversionEvents).
+var conversion = regexp.MustCompile(`^((?:\S+: )?)(\S+) → (\S+), asked by kube-apiserver(?:: (.*))?$`)
+
+// conversionIn says a conversion webhook's call in l: the versions, and
+// a failure's account.
+func conversionIn(l lang.Lang, d string) string {
+	m := conversion.FindStringSubmatch(d)
+	if m == nil {
+		return d
+	}
+	out := m[1] + l.Msgf("%s → %s, asked by kube-apiserver", m[2], m[3])
+	switch failed := m[4]; {
+	case strings.HasPrefix(failed, "failed: "):
+		out += l.Msg(": ") + l.Msgf("failed: %s", strings.TrimPrefix(failed, "failed: "))
+	case failed != "":
+		out += l.Msg(": ") + failed
+	}
+	return out
+}
