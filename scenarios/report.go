@@ -39,6 +39,20 @@ type textPrinter struct {
 	color bool
 	tl    *timeline.Printer
 	lang  lang.Lang
+	// group counts bursts (a scale-up of thousands of Pods) in front of
+	// tl, as 'crdlab up' does in the foreground; stopGroup ends its ticks.
+	group     *timeline.Group
+	stopGroup func()
+}
+
+// endGroup prints what the burst counter holds and stops it.
+func (p *textPrinter) endGroup() {
+	if p.group == nil {
+		return
+	}
+	p.stopGroup()
+	p.group.Flush()
+	p.group, p.stopGroup = nil, nil
 }
 
 const (
@@ -63,9 +77,15 @@ func (p *textPrinter) print(e Entry) {
 	w := p.out
 	switch e.Type {
 	case "scenario":
+		p.endGroup()
 		p.tl = timeline.NewPrinter(w) // times relative to the scenario's start
 		p.tl.Namespace = e.Namespace
 		p.tl.ActorName, p.tl.Lang = p.lang.Actor, p.lang
+		p.group = timeline.NewGroup(p.tl)
+		p.group.Msgf = p.lang.Msgf
+		stop, done := make(chan struct{}), make(chan struct{})
+		go func(g *timeline.Group) { defer close(done); g.Run(stop) }(p.group)
+		p.stopGroup = func() { close(stop); <-done }
 		fmt.Fprintf(w, "%s %s\n", p.paint(bold, "▶ "+e.Scenario), p.paint(bold, "— "+e.Title))
 		if e.Text != "" {
 			fmt.Fprint(w, p.lang.Msgf("  concept:   %s\n", e.Text))
@@ -105,7 +125,10 @@ func (p *textPrinter) print(e Entry) {
 			fmt.Fprint(w, p.lang.Msgf("  - %s %s: %s\n", label, e.Description, p.paint(dim, e.Text)))
 		}
 	case "event":
-		if p.tl != nil && e.Event != nil {
+		switch {
+		case p.group != nil && e.Event != nil:
+			p.group.Record(*e.Event)
+		case p.tl != nil && e.Event != nil:
 			p.tl.Record(*e.Event)
 		}
 	case "note":
@@ -134,6 +157,7 @@ func (p *textPrinter) print(e Entry) {
 			}
 		}
 	case "result":
+		p.endGroup()
 		fmt.Fprintln(w)
 		switch e.Status {
 		case Passed:
