@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -15,15 +16,35 @@ import (
 // patchOp patches an object: a merge (default), strategic or JSON patch.
 type patchOp struct{ *Patch }
 
-func (p patchOp) run(ctx context.Context, r *runner, _ time.Duration) (string, error) {
+func (p patchOp) run(ctx context.Context, r *runner, timeout time.Duration) (string, error) {
 	pt, body, err := patchBody(p.Patch)
 	if err != nil {
 		return "", err
 	}
-	if err := r.patch(ctx, &p.ObjectRef, pt, body); err != nil {
+	if p.Subresource == "" {
+		if err := r.patch(ctx, &p.ObjectRef, pt, body); err != nil {
+			return "", err
+		}
+		return "patched " + format.RefWhat(&p.ObjectRef), nil
+	}
+	// The apiserver serves a CRD's status subresource a moment after the
+	// CRD gets it: until then the subresource is not found; tried again
+	// until the step's timeout.
+	for deadline := time.Now().Add(timeout); ; {
+		err = r.patch(ctx, &p.ObjectRef, pt, body, p.Subresource)
+		if err == nil || !apierrors.IsNotFound(err) || !time.Now().Before(deadline) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	if err != nil {
 		return "", err
 	}
-	return "patched " + format.RefWhat(&p.ObjectRef), nil
+	return "patched " + format.RefWhat(&p.ObjectRef) + " " + p.Subresource, nil
 }
 
 // patch patches the object ref names (with ${NAMESPACE} expanded), or one
