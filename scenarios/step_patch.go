@@ -3,7 +3,9 @@ package scenarios
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -21,18 +23,13 @@ func (p patchOp) run(ctx context.Context, r *runner, timeout time.Duration) (str
 	if err != nil {
 		return "", err
 	}
-	if p.Subresource == "" {
-		if err := r.patch(ctx, &p.ObjectRef, pt, body); err != nil {
-			return "", err
-		}
-		return "patched " + format.RefWhat(&p.ObjectRef), nil
+	var sub []string
+	if p.Subresource != "" {
+		sub = []string{p.Subresource}
 	}
-	// The apiserver serves a CRD's status subresource a moment after the
-	// CRD gets it: until then the subresource is not found; tried again
-	// until the step's timeout.
 	for deadline := time.Now().Add(timeout); ; {
-		err = r.patch(ctx, &p.ObjectRef, pt, body, p.Subresource)
-		if err == nil || !apierrors.IsNotFound(err) || !time.Now().Before(deadline) {
+		err = r.patch(ctx, &p.ObjectRef, pt, body, sub...)
+		if err == nil || !again(p.Patch, err) || !time.Now().Before(deadline) {
 			break
 		}
 		select {
@@ -44,7 +41,21 @@ func (p patchOp) run(ctx context.Context, r *runner, timeout time.Duration) (str
 	if err != nil {
 		return "", err
 	}
-	return "patched " + format.RefWhat(&p.ObjectRef) + " " + p.Subresource, nil
+	return strings.TrimSpace("patched " + format.RefWhat(&p.ObjectRef) + " " + p.Subresource), nil
+}
+
+// again reports whether a patch that failed with err is sent again, until
+// the step's timeout. Right after a CRD changed, the apiserver serves its
+// new status subresource a moment later (until then: not found), and it
+// aborts the requests in flight to the CRD's former handler (a broken
+// stream, no answer of the apiserver's). A merge patch is sent again on
+// such an abort, as it does the same twice; a JSON patch (remove) is not.
+func again(p *Patch, err error) bool {
+	if p.Subresource != "" && apierrors.IsNotFound(err) {
+		return true
+	}
+	var status apierrors.APIStatus
+	return p.Type != "json" && !errors.As(err, &status) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
 
 // patch patches the object ref names (with ${NAMESPACE} expanded), or one
