@@ -27,7 +27,7 @@ import (
 var lessonsFS embed.FS
 
 // lessonOrder is the order of the built-in lessons: the seed's chapter's.
-var lessonOrder = []string{"crd-basics", "crd-validation", "no-controller", "aggregator", "reconcile-loop"}
+var lessonOrder = []string{"crd-basics", "crd-validation", "no-controller", "aggregator", "reconcile-loop", "operator"}
 
 // ErrNoLesson is returned by LoadLesson for a name that is no lesson.
 var ErrNoLesson = errors.New("no such lesson")
