@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -119,6 +120,53 @@ func steps(lesson, what string, node yaml.Node) *scenarios.Scenario {
 	return s
 }
 
+// uidOf is "${uid:KIND/NAME}" in an answer's steps: the uid of that
+// object of the answer's namespace when the step runs (an owner reference
+// names its owner's uid, which changes each time the table makes the
+// owner again).
+var uidOf = regexp.MustCompile(`\$\{uid:(User|ConfigMap)/([a-z0-9.-]+)\}`)
+
+// play plays steps (a list, as in a scenario) with the player; steps that
+// name a uid are parsed one at a time, each when the steps before it have
+// made the object it names.
+func play(ctx context.Context, p *scenarios.Player, lesson, what string, node yaml.Node, ns string) error {
+	GinkgoHelper()
+	var raw []byte
+	if node.Kind != 0 {
+		var err error
+		raw, err = yaml.Marshal(&node)
+		Expect(err).NotTo(HaveOccurred())
+	}
+	if !uidOf.Match(raw) {
+		s := steps(lesson, what, node)
+		if s == nil {
+			return nil // no steps: the learner does nothing
+		}
+		return p.Do(ctx, s, s.Spec.Steps)
+	}
+	apiVersions := map[string]string{"User": "auth.ilinux.io/v1beta1", "ConfigMap": "v1"}
+	for i, st := range node.Content {
+		raw, err := yaml.Marshal(st)
+		Expect(err).NotTo(HaveOccurred())
+		raw = uidOf.ReplaceAllFunc(raw, func(m []byte) []byte {
+			sub := uidOf.FindSubmatch(m)
+			o := &unstructured.Unstructured{}
+			o.SetAPIVersion(apiVersions[string(sub[1])])
+			o.SetKind(string(sub[1]))
+			Expect(shared.Client().Get(ctx, client.ObjectKey{Namespace: ns, Name: string(sub[2])}, o)).To(Succeed(), "%s: step %d: %s", what, i+1, m)
+			return []byte(o.GetUID())
+		})
+		var one yaml.Node
+		Expect(yaml.Unmarshal(raw, &one)).To(Succeed())
+		seq := yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Content: []*yaml.Node{one.Content[0]}}
+		s := steps(lesson, fmt.Sprintf("%s, step %d", what, i+1), seq)
+		if err := p.Do(ctx, s, s.Spec.Steps); err != nil {
+			return fmt.Errorf("step %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
+
 // keep saves the lab's object now, and puts it back as it was when the
 // spec ends: lessons delete and replace the lab's own.
 func keep(ctx context.Context, apiVersion, kind, name string) {
@@ -186,20 +234,13 @@ func playAnswers(ctx context.Context, name string) {
 		played[task.Task] = true
 		Expect(len(task.Right)).To(BeNumerically(">=", 2), "%s: task %q: want right answers written differently", name, task.Task)
 		Expect(len(task.Wrong)).To(BeNumerically(">=", 2), "%s: task %q: want wrong answers of each kind", name, task.Task)
-		before := steps(name, task.Task+": before", task.Before)
 		reset := func() {
 			GinkgoHelper()
-			if before != nil {
-				Expect(p.Do(ctx, before, before.Spec.Steps)).To(Succeed(), "%s: task %q: before", name, task.Task)
-			}
+			Expect(play(ctx, p, name, task.Task+": before", task.Before, ns.Name)).To(Succeed(), "%s: task %q: before", name, task.Task)
 		}
 		do := func(a answer) {
 			GinkgoHelper()
-			s := steps(name, task.Task+": "+a.Name, a.Do)
-			if s == nil {
-				return
-			}
-			err := p.Do(ctx, s, s.Spec.Steps)
+			err := play(ctx, p, name, task.Task+": "+a.Name, a.Do, ns.Name)
 			if a.Refused {
 				Expect(err).To(HaveOccurred(), "%s: %q: the apiserver accepted the learner's write, which the table says it refuses", task.Task, a.Name)
 				return
@@ -362,6 +403,9 @@ func TestAnswersOfIssue38(t *testing.T) {
 		{"crd-basics", "a User, found by its short name", "wrong: admin created, but the CRD was written without short names"},
 		{"crd-validation", "userID at most 65535, groups required", "right: groups required by a CEL rule instead of required"},
 		{"crd-basics", "kubectl get all lists Users", "wrong: the lab was started again after the tasks before; its own User CRD has categories already"},
+		{"operator", "observedGeneration catches up with a spec change", "wrong: the status written once, when there was none"},
+		{"operator", "delete bob, and the directory is cleaned up first", "wrong: the finalizer never taken off, bob stays Terminating"},
+		{"operator", "delete alice, and the garbage collector deletes her ConfigMap", "wrong: her ConfigMap made with no owner reference"},
 	} {
 		data, err := os.ReadFile(filepath.Join("lessons", "_answers", d.lesson+".yaml"))
 		if err != nil {

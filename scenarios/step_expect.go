@@ -87,7 +87,13 @@ func (r *runner) checkOnce(ctx context.Context, e *Expect) (bool, func() error) 
 		}
 		var names []string
 		for _, o := range objs {
-			names = append(names, o.GetName())
+			name := o.GetName()
+			// Deleted, but held by a finalizer: say which, in the
+			// object's words.
+			if o.GetDeletionTimestamp() != nil && len(o.GetFinalizers()) > 0 {
+				name += fmt.Sprintf(" (deleting, waiting for its finalizers: %s)", strings.Join(o.GetFinalizers(), ", "))
+			}
+			names = append(names, name)
 		}
 		return false, func() error { return errors.New(l.Msgf("still there: %s", strings.Join(names, ", "))) }
 	}

@@ -37,6 +37,7 @@ func TestLessons(t *testing.T) {
 	t.Run("no-controller", func(t *testing.T) { playNoController(t, learner(t)) })
 	t.Run("aggregator", func(t *testing.T) { playAggregator(t, learner(t)) })
 	t.Run("reconcile-loop", func(t *testing.T) { playReconcileLoop(t, learner(t)) })
+	t.Run("operator", func(t *testing.T) { playOperator(t, learner(t)) })
 	t.Run("the web UI shows the task", func(t *testing.T) { playLessonInTheUI(t, learner(t)) })
 	t.Run("a lesson file, in Chinese, hints unasked", func(t *testing.T) {
 		lc := learner(t)

@@ -30,6 +30,9 @@ func (st *Step) Describe() string {
 		}
 		return l.Msgf("delete %s", what)
 	case "patch":
+		if st.Patch.Subresource != "" {
+			return l.Msgf("patch %s", refWhat(l, &st.Patch.ObjectRef)+" "+st.Patch.Subresource)
+		}
 		return l.Msgf("patch %s", refWhat(l, &st.Patch.ObjectRef))
 	case "scale":
 		return l.Msgf("scale %s to %d", refWhat(l, &st.Scale.ObjectRef), st.Scale.Replicas)

@@ -610,6 +610,12 @@ func (p *Patch) check() []string {
 	default:
 		out = append(out, fmt.Sprintf("patch.type %q: want merge, strategic or json", p.Type))
 	}
+	switch {
+	case p.Subresource != "" && p.Subresource != "status":
+		out = append(out, fmt.Sprintf("patch.subresource %q: want status", p.Subresource))
+	case p.Subresource != "" && p.Name == "":
+		out = append(out, "patch.subresource: give the object's name")
+	}
 	return out
 }
 

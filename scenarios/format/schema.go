@@ -251,7 +251,11 @@ that differs from it only where the rule bites (userID 65536 refused, 65535
 accepted), so that each condition tells a right answer from a wrong one.
 Each built-in lesson has a table of answers (` + "`scenarios/lessons/_answers/NAME.yaml`" + `),
 right ones written differently and wrong ones of each kind, played against a
-real lab by the scenarios suite.
+real lab by the scenarios suite. Where a task waits for the learner's
+controller (a status, a finalizer), the table's steps write what that
+controller would: a ` + "`patch`" + ` with ` + "`subresource: status`" + `, a finalizer taken off.
+An ` + "`expect`" + ` with ` + "`absent`" + ` names an object a finalizer holds with its finalizers
+(a User that stays Terminating).
 
 A lesson's spec also gives its place on the course map (` + "`crdlab learn`" + ` with no
 argument, the web UI's course map): ` + "`order`" + `, ` + "`after`" + ` (the lessons to do

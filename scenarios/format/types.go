@@ -171,6 +171,8 @@ type Patch struct {
 	Type      string         `json:"type,omitempty" yaml:"type,omitempty" doc:"merge (default, RFC 7386), strategic (built-in kinds only) or json (RFC 6902, give the operations as a list in ops)." enum:"merge,strategic,json"`
 	Patch     map[string]any `json:"patch,omitempty" yaml:"patch,omitempty" doc:"The patch, for merge and strategic."`
 	Ops       []any          `json:"ops,omitempty" yaml:"ops,omitempty" doc:"The operations, for json."`
+	// Subresource patches the object's status, as a controller writes it.
+	Subresource string `json:"subresource,omitempty" yaml:"subresource,omitempty" doc:"Patch this subresource of the object, by name: status, as a controller writes it when its CRD has the status subresource (a patch of the object itself leaves its status as it is)." enum:"status"`
 }
 
 // Scale sets an object's replicas through the scale subresource.
