@@ -31,6 +31,7 @@ type scaleRow struct {
 	latency               histogram     // kube-apiserver's requests over the Pods' phases
 	procs                 map[string]procStat
 	loadBefore, loadAfter string
+	notes                 []string // phases that timed out
 }
 
 // procStat is a process's PSS with every Pod Ready, and its CPU seconds
@@ -64,6 +65,9 @@ func (r *scaleRow) print() {
 	pss, cpu := r.total()
 	fmt.Printf("%s: nodes schedulable %.1f s after kube-apiserver (lab up %.1f s); %d Pods Ready in %.1f s, gone in %.1f s; %.0f MiB PSS, %.0f CPU s; load %s → %s\n",
 		r.name, r.nodes.Seconds(), r.boot.Seconds(), r.pods, r.up.Seconds(), r.down.Seconds(), mib(pss), cpu, r.loadBefore, r.loadAfter)
+	for _, n := range r.notes {
+		fmt.Printf("%s: %s\n", r.name, n)
+	}
 }
 
 // printScaleTables prints docs/scale.md's tables: crdlab's row, the
@@ -106,7 +110,13 @@ func printScaleTables(size scaleSize, crdlab, peer *scaleRow) {
 	for _, f := range figures {
 		fmt.Printf(" %.2f× |", f.value(crdlab)/f.value(peer))
 	}
-	fmt.Printf("\n\nPSS with %d Pods Ready, MiB (CPU seconds over the row): %s is this benchmark's process (crdlab: with its simulated kubelets).\n\n", size.pods, benchProcess)
+	fmt.Println()
+	for _, r := range []*scaleRow{crdlab, peer} {
+		for _, n := range r.notes {
+			fmt.Printf("\n%s: %s\n", r.name, n)
+		}
+	}
+	fmt.Printf("\nPSS with %d Pods Ready, MiB (CPU seconds over the row): %s is this benchmark's process (crdlab: with its simulated kubelets).\n\n", size.pods, benchProcess)
 	fmt.Printf("| | %s |\n|---|%s\n", strings.Join(scaleProcs, " | "), strings.Repeat("---|", len(scaleProcs)))
 	for _, r := range []*scaleRow{crdlab, peer} {
 		fmt.Printf("| %s |", r.name)
