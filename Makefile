@@ -189,7 +189,7 @@ test-kubernetes: build $(GOLANGCI_LINT) ## Long: build crdlab-k8s-<minor> of eac
 	.ci/make/test-kubernetes.sh
 
 ##@ Benchmarks
-.PHONY: standalone bench-envtest bench-boot bench
+.PHONY: standalone bench-envtest bench-boot bench bench-scale
 
 standalone: ## Build standalone etcd and kube-apiserver into bin/standalone, and kube-apiserver of each of STANDALONE_MINORS into bin/standalone/<minor>: the benchmarks' reference, what plain envtest runs.
 	.ci/make/standalone.sh
@@ -203,3 +203,6 @@ bench-boot: build standalone ## Only docs/boot.md's table: boot, stop and PSS of
 
 bench: bench-boot bench-envtest ## Benchmarks, side by side in one run: boot, stop and PSS against plain envtest, the loops (delete → Ready, 0 → 1000 Pods), envtest on crdlab's folder against standalone binaries (the built-in and the oldest minor), 10,000 Users and 50 watchers, Reset and attach against envtest per spec.
 	.ci/make/bench.sh
+
+bench-scale: ## 1,000 simulated nodes and a Deployment 0 → 10,000 Pods → 0, crdlab's nodes beside KWOK's controller (built into bin/kwok from lab/internal/kwokbench's go.mod) on the same control plane (docs/scale.md); BENCH_SCALE_PODS=1000 for a short run, BENCH_SCALE_JOB=N adds a Job. 18 minutes on the 2 shared cores.
+	.ci/make/bench-scale.sh

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# bench-scale.sh: make bench-scale. Builds KWOK's controller, the Go module
+# sigs.k8s.io/kwok at the version lab/internal/kwokbench/go.mod requires (a
+# module of its own: the main module's versions stay as they are), into
+# bin/kwok, then runs BenchmarkScale (lab/scale_bench_test.go): crdlab's
+# simulated nodes and KWOK's on the same control plane, side by side
+# (docs/scale.md). The Makefile exports $GO, CGO_ENABLED and GOFLAGS;
+# BENCH_SCALE_NODES (1000), BENCH_SCALE_PODS (10000) and BENCH_SCALE_JOB
+# (0: no Job) size the run.
+set -euo pipefail
+: "${GO:=go}"
+root=$PWD
+mod=lab/internal/kwokbench
+echo "== bin/kwok from $mod/go.mod"
+(cd "$mod" && "$GO" build -o "$root/bin/kwok" sigs.k8s.io/kwok/cmd/kwok)
+kwok=$(cd "$mod" && "$GO" list -m -f '{{.Dir}}' sigs.k8s.io/kwok)
+export CRDLAB_KWOK_BINARY=$root/bin/kwok CRDLAB_KWOK_STAGES=$kwok/kustomize/stage
+export CRDLAB_BENCH_SCALE_NODES=${BENCH_SCALE_NODES:-1000}
+export CRDLAB_BENCH_SCALE_PODS=${BENCH_SCALE_PODS:-10000}
+export CRDLAB_BENCH_SCALE_JOB=${BENCH_SCALE_JOB:-0}
+"$GO" test -vet=off -run '^$' -bench '^BenchmarkScale$' -benchtime 1x -timeout 40m ./lab/
