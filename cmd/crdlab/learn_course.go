@@ -67,7 +67,7 @@ func listLessons(out io.Writer, sd control.Dir, l lang.Lang) error {
 }
 
 // coursePlace says a lesson's place on the course map, in l: lesson 2 ·
-// about 15 min · after crd-basics · the seed: …
+// about 15 min · after crd-basics · the seed: “…”.
 func coursePlace(l lang.Lang, c ui.Lesson) string {
 	var parts []string
 	if c.Order > 0 {
