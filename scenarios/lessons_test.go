@@ -3,6 +3,7 @@ package scenarios
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -110,6 +111,35 @@ func TestBuiltinLessonFilesLoad(t *testing.T) {
 		}
 		if !s.IsLesson() || LessonFiles(s) == nil {
 			t.Errorf("%s: a lesson %v, with files %v", f, s.IsLesson(), LessonFiles(s) != nil)
+		}
+	}
+}
+
+// Each lesson ends by naming the course's next lesson (crdlab learn NEXT),
+// in English and in Chinese, so that a lesson added to the course, or moved
+// in it, cannot leave a closing text that points the learner elsewhere.
+func TestLessonsNameTheNextOfTheCourse(t *testing.T) {
+	all, err := Lessons()
+	if err != nil {
+		t.Fatal(err)
+	}
+	space := regexp.MustCompile(`\s+`)
+	for i, s := range all[:len(all)-1] {
+		next := "crdlab learn " + all[i+1].Metadata.Name
+		var en, zh string
+		for _, st := range s.Spec.Steps {
+			if st.Narrate != "" {
+				en, zh = st.Narrate, ""
+				if st.ZH != nil {
+					zh = st.ZH.Narrate
+				}
+			}
+		}
+		if !strings.Contains(space.ReplaceAllString(en, " "), next) {
+			t.Errorf("%s: its last narration does not name the course's next lesson (%s):\n%s", s.Metadata.Name, next, en)
+		}
+		if !strings.Contains(space.ReplaceAllString(zh, " "), next) {
+			t.Errorf("%s: its last narration in Chinese does not name the course's next lesson (%s):\n%s", s.Metadata.Name, next, zh)
 		}
 	}
 }
