@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -102,8 +103,14 @@ func playOperator(t *testing.T, c *cli) {
 	task := "a status subresource, and Ready with observedGeneration"
 	asGiven.start(c)
 	l.stillOpen(task)
-	c.kubectl("", "patch", "crd", "users.auth.ilinux.io", "--type", "json", "-p",
-		`[{"op":"add","path":"/spec/versions/0/subresources","value":{"status":{}}},{"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/status","value":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}]`)
+	// The hint's patch, for each version the CRD serves (versions-admission,
+	// played before, adds v1).
+	versions := strings.Fields(c.kubectl("", "get", "crd", "users.auth.ilinux.io", "-o", "jsonpath={.spec.versions[*].name}"))
+	for i := range versions {
+		c.kubectl("", "patch", "crd", "users.auth.ilinux.io", "--type", "json", "-p",
+			strings.ReplaceAll(`[{"op":"add","path":"/spec/versions/0/subresources","value":{"status":{}}},{"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/status","value":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}]`,
+				"/versions/0/", fmt.Sprintf("/versions/%d/", i)))
+	}
 	l.waitFor("▶ operator", "alice's status.conditions has Ready")
 	l.stillOpen(task)
 	asGiven.stop()
