@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // The lab chooses its ports (etcd, the apiserver, the components, the front
@@ -23,9 +24,22 @@ import (
 // port can take it.
 const lowestChosenPort = 20000
 
+// handed are the ports Free returned in this process: a port handed out is
+// bound later (the user's webhook server binds its port only when a test
+// runs), so a later call must not hand it out again because it is still
+// free (CI saw a TLS server of some other part on the port of the user's
+// webhooks).
+var (
+	mu     sync.Mutex
+	handed = map[int]bool{}
+)
+
 // Free returns n distinct ports free on 127.0.0.1 at the time of the
-// call, chosen outside the ephemeral range when it leaves room.
+// call, chosen outside the ephemeral range when it leaves room, and never
+// one it returned before in this process.
 func Free(n int) ([]int, error) {
+	mu.Lock()
+	defer mu.Unlock()
 	lo, hi := choosableRange(ephemeralRange())
 	if hi-lo < 1000 {
 		return kernelPorts(n)
@@ -37,7 +51,7 @@ func Free(n int) ([]int, error) {
 			return nil, fmt.Errorf("unable to find a free port on 127.0.0.1 between %d and %d after %d tries", lo, hi-1, tries)
 		}
 		p := lo + rand.IntN(hi-lo)
-		if taken[p] {
+		if taken[p] || handed[p] {
 			continue
 		}
 		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
@@ -47,6 +61,9 @@ func Free(n int) ([]int, error) {
 		ln.Close()
 		taken[p] = true
 		ports = append(ports, p)
+	}
+	for _, p := range ports {
+		handed[p] = true
 	}
 	return ports, nil
 }
@@ -92,13 +109,21 @@ func parsePortRange(s string) (lo, hi int, ok bool) {
 // call.
 func kernelPorts(n int) ([]int, error) {
 	ports := make([]int, 0, n)
-	for range n {
+	for tries := 0; len(ports) < n; tries++ {
+		if tries == 200 {
+			return nil, fmt.Errorf("unable to find a free port on 127.0.0.1 after %d tries", tries)
+		}
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return nil, fmt.Errorf("unable to find a free port on 127.0.0.1: %w", err)
 		}
 		defer ln.Close()
-		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
+		if p := ln.Addr().(*net.TCPAddr).Port; !handed[p] {
+			ports = append(ports, p)
+		}
+	}
+	for _, p := range ports {
+		handed[p] = true
 	}
 	return ports, nil
 }

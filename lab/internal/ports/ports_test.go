@@ -51,3 +51,21 @@ func TestChoosableRange(t *testing.T) {
 		t.Errorf("parsePortRange of Linux's default = %d %d %v", lo, hi, ok)
 	}
 }
+
+// A port handed out and not bound yet (a webhook port the user's server
+// binds later) is never handed out again.
+func TestNoPortIsHandedOutTwice(t *testing.T) {
+	seen := map[int]bool{}
+	for range 300 {
+		ps, err := Free(3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range ps {
+			if seen[p] {
+				t.Fatalf("port %d handed out twice", p)
+			}
+			seen[p] = true
+		}
+	}
+}
