@@ -27,26 +27,30 @@ type fact struct {
 	words    *regexp.Regexp
 }
 
+// controllerManagerOptions are kube-controller-manager's options as its
+// command line parses args.
+func controllerManagerOptions(t *testing.T, args []string) *kcmoptions.KubeControllerManagerOptions {
+	t.Helper()
+	o, err := kcmoptions.NewKubeControllerManagerOptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := pflag.NewFlagSet("kube-controller-manager", pflag.ContinueOnError)
+	for _, f := range o.Flags(kcm.KnownControllers(), kcm.ControllersDisabledByDefault(), kcm.ControllerAliases()).FlagSets {
+		fs.AddFlagSet(f)
+	}
+	if err := fs.Parse(args); err != nil {
+		t.Fatalf("kube-controller-manager %q: %v", args, err)
+	}
+	return o
+}
+
 // facts reads the lab's flags and the defaults of the Kubernetes it
 // links: kube-controller-manager's options as its command line parses
 // them, and the apiserver's DefaultTolerationSeconds admission plugin.
 func facts(t *testing.T) []fact {
 	t.Helper()
-	parse := func(args []string) *kcmoptions.KubeControllerManagerOptions {
-		o, err := kcmoptions.NewKubeControllerManagerOptions()
-		if err != nil {
-			t.Fatal(err)
-		}
-		fs := pflag.NewFlagSet("kube-controller-manager", pflag.ContinueOnError)
-		for _, f := range o.Flags(kcm.KnownControllers(), kcm.ControllersDisabledByDefault(), kcm.ControllerAliases()).FlagSets {
-			fs.AddFlagSet(f)
-		}
-		if err := fs.Parse(args); err != nil {
-			t.Fatalf("kube-controller-manager %q: %v", args, err)
-		}
-		return o
-	}
-	lab, def := parse(timingFlags(3)), parse(nil)
+	lab, def := controllerManagerOptions(t, timingFlags(3)), controllerManagerOptions(t, nil)
 
 	args := envtest.EmptyArguments()
 	(&nodes{}).apiServerFlags(args)
@@ -235,18 +239,7 @@ func TestWrongNumbers(t *testing.T) {
 // every text that names --node-eviction-rate with a number.
 func TestTextsStateTheEvictionRate(t *testing.T) {
 	parse := func(args []string) float32 {
-		o, err := kcmoptions.NewKubeControllerManagerOptions()
-		if err != nil {
-			t.Fatal(err)
-		}
-		fs := pflag.NewFlagSet("kube-controller-manager", pflag.ContinueOnError)
-		for _, f := range o.Flags(kcm.KnownControllers(), kcm.ControllersDisabledByDefault(), kcm.ControllerAliases()).FlagSets {
-			fs.AddFlagSet(f)
-		}
-		if err := fs.Parse(args); err != nil {
-			t.Fatalf("kube-controller-manager %q: %v", args, err)
-		}
-		return o.NodeLifecycleController.NodeEvictionRate
+		return controllerManagerOptions(t, args).NodeLifecycleController.NodeEvictionRate
 	}
 	if def := parse(nil); def != float32(DefaultEvictionRate) {
 		t.Errorf("Kubernetes' --node-eviction-rate is %v, DefaultEvictionRate says %v", def, DefaultEvictionRate)

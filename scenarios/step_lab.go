@@ -8,6 +8,7 @@ import (
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // labOp stops or starts a component (the scenario format calls them
@@ -60,45 +61,43 @@ func (o nodesOp) run(ctx context.Context, r *runner, _ time.Duration) (string, e
 	if lb == nil {
 		return r.opts.Lang.Msg("a lab action, and this cluster is not a crdlab lab"), errSkip
 	}
-	names, err := r.simulatedNodes(ctx, o.selector)
+	nodes, err := r.simulatedNodes(ctx, o.selector)
 	if err != nil {
 		return "", err
 	}
-	if len(names) == 0 {
+	if len(nodes) == 0 {
 		return "", fmt.Errorf(r.opts.Lang.Msg("no simulated node has the labels %s"), o.selector)
 	}
-	r.watchNodes()
-	act, undo := lb.StartNode, lb.StopNode
-	if o.stop {
-		act, undo = lb.StopNode, lb.StartNode
+	var names []string
+	for _, n := range nodes {
+		names = append(names, n.GetName())
 	}
-	// A few at a time: each is a request to the lab's control socket.
+	r.watchNodes()
+	if !o.stop {
+		return r.opts.Lang.Msgf("%d nodes started (%s)", len(names), o.selector), eachNode(ctx, names, lb.StartNode)
+	}
+	if err := eachNode(ctx, names, lb.StopNode); err != nil {
+		return "", err
+	}
+	r.undo(func(ctx context.Context) error { return eachNode(ctx, names, lb.StartNode) })
+	return r.opts.Lang.Msgf("%d nodes stopped (%s)", len(names), o.selector), nil
+}
+
+// eachNode calls act for each node, a few at a time: each is a request to
+// the lab's control socket.
+func eachNode(ctx context.Context, names []string, act func(context.Context, string) error) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(16)
 	for _, name := range names {
 		g.Go(func() error { return act(gctx, name) })
 	}
-	if err := g.Wait(); err != nil {
-		return "", err
-	}
-	if o.stop {
-		r.undo(func(ctx context.Context) error {
-			g, gctx := errgroup.WithContext(ctx)
-			g.SetLimit(16)
-			for _, name := range names {
-				g.Go(func() error { return undo(gctx, name) })
-			}
-			return g.Wait()
-		})
-		return r.opts.Lang.Msgf("%d nodes stopped (%s)", len(names), o.selector), nil
-	}
-	return r.opts.Lang.Msgf("%d nodes started (%s)", len(names), o.selector), nil
+	return g.Wait()
 }
 
-// simulatedNodes returns the names of the lab's simulated nodes whose
-// labels match selector (every one, with "").
-func (r *runner) simulatedNodes(ctx context.Context, selector string) ([]string, error) {
-	nodes, err := r.target.Lab.Nodes(ctx)
+// simulatedNodes returns the lab's simulated nodes whose labels match
+// selector (every one, with "").
+func (r *runner) simulatedNodes(ctx context.Context, selector string) ([]unstructured.Unstructured, error) {
+	running, err := r.target.Lab.Nodes(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -107,16 +106,16 @@ func (r *runner) simulatedNodes(ctx context.Context, selector string) ([]string,
 		return nil, err
 	}
 	simulated := map[string]bool{}
-	for _, n := range nodes {
+	for _, n := range running {
 		simulated[n.Name] = true
 	}
-	var names []string
+	var out []unstructured.Unstructured
 	for _, n := range list.Items {
 		if simulated[n.GetName()] {
-			names = append(names, n.GetName())
+			out = append(out, n)
 		}
 	}
-	return names, nil
+	return out, nil
 }
 
 // labTooSmall says why the lab cannot run the scenario when it has fewer
@@ -126,27 +125,19 @@ func (r *runner) labTooSmall(ctx context.Context) string {
 	if need == nil || r.target.Lab == nil {
 		return ""
 	}
-	names, err := r.simulatedNodes(ctx, "")
+	nodes, err := r.simulatedNodes(ctx, "")
 	if err != nil {
 		return r.opts.Lang.Msgf("unable to ask the lab what it runs: %v", err)
-	}
-	list, err := r.dyn.Resource(corev1.SchemeGroupVersion.WithResource("nodes")).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return r.opts.Lang.Msgf("unable to ask the lab what it runs: %v", err)
-	}
-	simulated := map[string]bool{}
-	for _, n := range names {
-		simulated[n] = true
 	}
 	zones := map[string]bool{}
-	for _, n := range list.Items {
-		if z := n.GetLabels()[corev1.LabelTopologyZone]; z != "" && simulated[n.GetName()] {
+	for _, n := range nodes {
+		if z := n.GetLabels()[corev1.LabelTopologyZone]; z != "" {
 			zones[z] = true
 		}
 	}
-	if len(names) >= need.Nodes && len(zones) >= need.Zones {
+	if len(nodes) >= need.Nodes && len(zones) >= need.Zones {
 		return ""
 	}
 	return r.opts.Lang.Msgf("this lab has %d simulated nodes in %d zones, and the scenario needs %d in %d (spec.lab): run it with no lab running (crdlab down; crdlab scenario run %s starts one), or start one with crdlab up -d --nodes %d --zones %d",
-		len(names), len(zones), need.Nodes, need.Zones, r.s.Metadata.Name, need.Nodes, need.Zones)
+		len(nodes), len(zones), need.Nodes, need.Zones, r.s.Metadata.Name, need.Nodes, need.Zones)
 }
