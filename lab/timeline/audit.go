@@ -59,6 +59,7 @@ type auditLog struct {
 	times    map[int64]time.Time   // revision → stage timestamp of the write
 	revs     []int64               // the keys of times, oldest first
 	maxRev   int64                 // the highest revision of a response read
+	latest   time.Time             // the latest stage timestamp read
 	bound    map[string]time.Time  // namespace/name → when the Pod was bound
 	boundQ   []string              // the keys of bound, oldest first
 	written  map[string]write      // resource/namespace/name → its last write
@@ -173,6 +174,9 @@ func (a *auditLog) add(line []byte) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if ev.StageTimestamp.After(a.latest) {
+		a.latest = ev.StageTimestamp
+	}
 	// A deletecollection answers a list, whose resourceVersion is the
 	// store's revision when it listed, which some other write made.
 	if ev.ResponseObject != nil && ev.Verb != "deletecollection" {
@@ -263,25 +267,34 @@ func (a *auditLog) deletedAt(resource, ns, name string, seen time.Time, wait tim
 // can have been read from the audit log.
 const sameMoment = 100 * time.Millisecond
 
-// passedGrace is how long a lookup still waits once the log has answered
-// later revisions than the one looked up: requests complete, and are
-// logged, a little out of revision order.
+// passedGrace is how much later than a watch event's arrival the log's
+// requests must have been answered before a revision the log has not
+// answered is given up: requests complete, and are logged, a little out
+// of revision order, and a response can complete after its watch event
+// arrived. Counted in the log's own stage timestamps, not in time spent
+// waiting: a follower that reads the log late under load has not seen
+// the log move on.
 const passedGrace = 50 * time.Millisecond
+
+// movedOn says the log has answered revisions after rev, in requests
+// answered more than passedGrace after since.
+func (a *auditLog) movedOn(rev int64, since time.Time) bool {
+	return a.maxRev > rev && a.latest.After(since.Add(passedGrace))
+}
 
 // when returns the stage timestamp of the write of revision rev, waiting
 // up to wait for the audit log to say (the watch can be faster than the
-// log), or less once the log is past rev: a write whose response does
-// not carry its revision (a binding, the deletion that a finalizer's
-// removal completes) is not in it.
-func (a *auditLog) when(rev int64, wait time.Duration) (time.Time, bool) {
+// log), or less once the log has moved on from rev and from the moment
+// since (movedOn): a write whose response does not carry its revision (a
+// binding, the deletion that a finalizer's removal completes) is not in it.
+func (a *auditLog) when(rev int64, since time.Time, wait time.Duration) (time.Time, bool) {
 	start := time.Now()
 	for {
 		a.mu.Lock()
 		t, ok := a.times[rev]
-		passed := a.maxRev > rev
+		passed := a.movedOn(rev, since)
 		a.mu.Unlock()
-		waited := time.Since(start)
-		if ok || waited > wait || (passed && waited > passedGrace) {
+		if ok || passed || time.Since(start) > wait {
 			return t, ok
 		}
 		time.Sleep(5 * time.Millisecond)
@@ -292,11 +305,11 @@ func (a *auditLog) when(rev int64, wait time.Duration) (time.Time, bool) {
 // of line e (of resource): by the revision its response carries; for a
 // BIND, by the Pod's binding; for a DELETE whose revision no response
 // carries, by the update that completed it (deletedAt). passed says the
-// log has answered later revisions than e's.
+// log has moved on from e (movedOn: from its revision and its arrival).
 func (a *auditLog) timeOf(e *Event, resource string) (at time.Time, found, passed bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	passed = a.maxRev > e.Revision
+	passed = a.movedOn(e.Revision, e.arrived)
 	if e.Verb == Bind {
 		at, found = a.bound[e.Namespace+"/"+e.Name]
 		return at, found, passed

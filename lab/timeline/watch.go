@@ -210,7 +210,7 @@ func (w *watcher) record(e Event, c Change, obj *unstructured.Unstructured) {
 // fromAudit gives e its time (timed) and its deleter (named) from the
 // audit log, looking both up at once until both are found or w.auditWait
 // has passed since e arrived: the time, by the revision its response
-// carries (no longer once the log is past the revision), or, for a
+// carries (no longer once the log has moved on from it), or, for a
 // binding, by its Pod, for a deletion that an update completed, by that
 // update; the deleter,
 // by the deletion of the object, whose time also dates e when nothing
@@ -225,10 +225,10 @@ func (w *watcher) fromAudit(e *Event, resource string, timed, named bool) {
 				e.Time = at
 			}
 			// A line whose time is found by its revision stops waiting
-			// once the log is past it; a binding or a deletion, found
-			// otherwise, waits on.
+			// once the log has moved on from it; a binding or a
+			// deletion, found otherwise, waits on.
 			byRevision := e.Verb != Bind && e.Verb != Delete
-			timed = !found && !(byRevision && passed && time.Since(e.arrived) > passedGrace)
+			timed = !found && !(byRevision && passed)
 		}
 		if named {
 			if d, ok := w.audit.claimDeletion(resource, e.Namespace, e.Name); ok {
