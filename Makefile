@@ -42,8 +42,8 @@ ALLOW_TEST_KEY = $(if $(filter $(TEST_SIGNING_KEY),$(SIGNING_KEY)),true,false)
 CRDLAB_LDFLAGS = -s -w -X github.com/crdlab/crdlab/lab/multicall.releaseVersion=$(VERSION)
 COMPONENTS_LDFLAGS = -s -w -X github.com/crdlab/crdlab/lab/internal/kubemain.releaseVersion=$(VERSION)
 # make test's release check: crdlab and the oldest minor's components for this machine.
-# The Macs' builds compile only what differs: make cross's check type-checks both with
-# every test file and vets darwin/arm64 where its files differ (make cross compiles them).
+# Nothing is compiled for a Mac: make cross's check type-checks and vets every package for
+# both from source, with its tests (make cross and make release compile them).
 HOST = $(shell $(GO) env GOHOSTOS)/$(shell $(GO) env GOHOSTARCH)
 RELEASE_CHECK = PLATFORMS="$(HOST)" COMPONENTS=$(K8S_OLDEST) COMPONENT_PLATFORMS=$(HOST)
 
@@ -86,7 +86,7 @@ verify-release: ## Check dist/$(VERSION) for PLATFORMS and COMPONENTS: the signa
 release-check: ## What make test runs (its builds alongside go test): make release and verify-release for this machine's platform, with the oldest minor's components for this machine.
 	$(MAKE) --no-print-directory release verify-release $(RELEASE_CHECK)
 
-cross: ## Build crdlab for macOS (darwin/arm64, darwin/amd64) and vet it for darwin/arm64; build and vet the labtest module for both and labtest/trace for arm64; nothing is kept. CROSS=check (make test): type-check darwin/amd64 instead of building crdlab.
+cross: ## Build crdlab for macOS (darwin/arm64, darwin/amd64) and vet it for darwin/arm64; build and vet the labtest module for both and labtest/trace for arm64; nothing is kept. CROSS=check (make test): compile nothing, type-check and vet every package of these modules for both Macs from source (lab/internal/typecheck -vet).
 	.ci/make/cross.sh $(CROSS)
 
 cross-components: ## Build crdlab-k8s-<minor> of each of COMPONENTS for darwin/arm64 and darwin/amd64 (long: a cold compile of Kubernetes each); nothing is kept.

@@ -7,14 +7,12 @@
 # Nothing is kept. cross.sh components (make cross-components): instead,
 # crdlab-k8s-<minor> of each minor of $COMPONENTS for both Macs (each a cold
 # compile of a Kubernetes, 7-10 minutes on two cores: make test leaves them
-# to this and to the release workflow). cross.sh check (make test, whose
-# release check builds crdlab for darwin/arm64): crdlab is not built here;
-# darwin/amd64 is type-checked from source with its tests
-# (lab/internal/typecheck: seconds, where its compile is a cold compile of
-# Kubernetes more), and so is darwin/arm64, vetted only where its files
-# differ from linux/arm64's (go vet compiles the tests' dependencies for
-# darwin: vetting the packages with the same files as Linux, vetted by make
-# vet, would compile them for nothing); the labtest modules as make cross.
+# to this and to the release workflow). cross.sh check (make test, which
+# compiles nothing for a Mac): every package of the main module and of the
+# labtest modules, with its tests, type-checked from source for both Macs
+# and vetted by go vet's analyzers (lab/internal/typecheck -vet: under a
+# minute each, where go vet for a Mac compiles everything the packages
+# import for it, a Kubernetes more).
 set -euo pipefail
 : "${GO:=go}" "${CRDLAB_LDFLAGS:?}" "${COMPONENTS_LDFLAGS:?}"
 export CGO_ENABLED=0 # and -trimpath (GOFLAGS): as make build and make release
@@ -28,25 +26,22 @@ if [[ ${1:-} == components ]]; then
 	exit 0
 fi
 if [[ ${1:-} == check ]]; then
-	for arch in amd64 arm64; do
-		echo "== type-check ./... with its tests for darwin/$arch"
-		"$GO" run ./lab/internal/typecheck -platform "darwin/$arch" ./...
+	typecheck=$(mktemp -d)/typecheck
+	trap 'rm -rf "$(dirname "$typecheck")"' EXIT
+	"$GO" build -o "$typecheck" ./lab/internal/typecheck
+	for target in .:amd64 .:arm64 lab/labtest:amd64 lab/labtest:arm64 lab/labtest/trace:amd64 lab/labtest/trace:arm64; do
+		dir=${target%:*} arch=${target#*:}
+		echo "== type-check and vet $dir/... with its tests for darwin/$arch"
+		"$typecheck" -C "$dir" -platform "darwin/$arch" -vet ./...
 	done
-	files='{{.ImportPath}} {{.GoFiles}} {{.TestGoFiles}} {{.XTestGoFiles}}'
-	mapfile -t differ < <(diff <(GOOS=linux GOARCH=arm64 "$GO" list -f "$files" ./...) \
-		<(GOOS=darwin GOARCH=arm64 "$GO" list -f "$files" ./...) | sed -n 's/^> \([^ ]*\) .*/\1/p')
-	echo "== go vet for darwin/arm64 where its files differ from Linux: ${differ[*]:-none}"
-	if [[ ${#differ[@]} -gt 0 ]]; then
-		GOOS=darwin GOARCH=arm64 "$GO" vet "${differ[@]}"
-	fi
-else
-	for arch in arm64 amd64; do
-		echo "== crdlab for darwin/$arch"
-		GOOS=darwin GOARCH=$arch "$GO" build -trimpath -ldflags "$CRDLAB_LDFLAGS" -o /dev/null ./cmd/crdlab
-	done
-	echo "== go vet ./... for darwin/arm64"
-	GOOS=darwin GOARCH=arm64 "$GO" vet ./...
+	exit 0
 fi
+for arch in arm64 amd64; do
+	echo "== crdlab for darwin/$arch"
+	GOOS=darwin GOARCH=$arch "$GO" build -trimpath -ldflags "$CRDLAB_LDFLAGS" -o /dev/null ./cmd/crdlab
+done
+echo "== go vet ./... for darwin/arm64"
+GOOS=darwin GOARCH=arm64 "$GO" vet ./...
 for target in lab/labtest:arm64 lab/labtest:amd64 lab/labtest/trace:arm64; do
 	dir=${target%:*} arch=${target#*:}
 	echo "== $dir for darwin/$arch"
