@@ -12,9 +12,11 @@ CONTROLLER_GEN ?= bin/controller-gen-$(CONTROLLER_GEN_VERSION)
 GOLANGCI_LINT_VERSION ?= v2.15.0
 GOLANGCI_LINT ?= bin/golangci-lint-$(GOLANGCI_LINT_VERSION)
 
-# Every build, vet and test compiles as the release does: make release only links.
+# Every build, vet and test compiles as the release does: make release only links. No DWARF
+# (the release strips it: -s -w): about an eighth less compile and link time.
+NODWARF := -trimpath -gcflags=all=-dwarf=false -ldflags=-w
 export CGO_ENABLED ?= 0
-export GOFLAGS := $(strip $(filter-out -trimpath,$(GOFLAGS)) -trimpath)
+export GOFLAGS := $(strip $(filter-out $(NODWARF),$(GOFLAGS)) $(NODWARF))
 
 # The minors, from their one list: K8S_MINORS have modules of their own (lab/components/<minor>),
 # K8S_BUILTIN is linked into crdlab, K8S_OLDEST (the first) is the one make test runs on too.

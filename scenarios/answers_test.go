@@ -53,6 +53,10 @@ type answer struct {
 	Kind string `yaml:"kind"`
 	// Do is what the learner does: steps, as in a scenario.
 	Do yaml.Node `yaml:"do"`
+	// Controller is the learner's controller, if the answer is one: run
+	// in this process after Do's steps, until the verdict
+	// (answers_controllers_test.go names them).
+	Controller string `yaml:"controller"`
 	// Refused: the apiserver refuses the learner's write itself.
 	Refused bool `yaml:"refused"`
 	// Says: what the lesson's "not yet" must name (each, in English).
@@ -238,14 +242,20 @@ func playAnswers(ctx context.Context, name string) {
 			GinkgoHelper()
 			Expect(play(ctx, p, name, task.Task+": before", task.Before, ns.Name)).To(Succeed(), "%s: task %q: before", name, task.Task)
 		}
-		do := func(a answer) {
+		// do plays the answer; done stops its controller, if any, once
+		// its verdict is in.
+		do := func(a answer) (done func()) {
 			GinkgoHelper()
 			err := play(ctx, p, name, task.Task+": "+a.Name, a.Do, ns.Name)
 			if a.Refused {
 				Expect(err).To(HaveOccurred(), "%s: %q: the apiserver accepted the learner's write, which the table says it refuses", task.Task, a.Name)
-				return
+				return func() {}
 			}
 			Expect(err).NotTo(HaveOccurred(), "%s: %q: the learner's write", task.Task, a.Name)
+			if a.Controller == "" {
+				return func() {}
+			}
+			return runLearnerController(ctx, a.Controller, ns.Name)
 		}
 		for _, a := range task.Wrong {
 			if !chosen(a) {
@@ -256,16 +266,18 @@ func playAnswers(ctx context.Context, name string) {
 			Expect(a.Says).NotTo(BeEmpty(), "%s: %q: what must the lesson say is wrong?", task.Task, a.Name)
 			if a.Kind == "after a reset" {
 				reset()
-				do(a)
+				done := do(a)
 				resumed(ctx, lesson, ns.Name, i+1, a)
+				done()
 				continue
 			}
 			Expect(a.Hint).To(BeNumerically(">=", 1), "%s: %q: which hint applies?", task.Task, a.Name)
 			Expect(a.Hint).To(BeNumerically("<=", len(st.Task.Hints)), "%s: %q: hint %d of %d", task.Task, a.Name, a.Hint, len(st.Task.Hints))
 			Expect(st.Task.Hints[a.Hint-1]).To(ContainSubstring(a.HintSays), "%s: %q: hint %d does not apply", task.Task, a.Name, a.Hint)
 			reset()
-			do(a)
+			done := do(a)
 			stillOpen(ctx, p, st.Task, task.Task, a)
+			done()
 		}
 		for _, a := range task.Right {
 			if !chosen(a) {
@@ -273,12 +285,14 @@ func playAnswers(ctx context.Context, name string) {
 			}
 			By(fmt.Sprintf("%s: right: %s", task.Task, a.Name))
 			reset()
-			do(a)
+			done := do(a)
 			passes(ctx, p, st.Task, task.Task, a)
+			done()
 		}
 		reset()
-		do(task.Right[0]) // the state the steps after start from
+		done := do(task.Right[0]) // the state the steps after start from
 		passes(ctx, p, st.Task, task.Task, task.Right[0])
+		done() // a controller of this task's would answer the next one's
 	}
 	for _, t := range table.Tasks {
 		Expect(played).To(HaveKey(t.Task), "%s: the table has answers for %q, which is no task of the lesson", name, t.Task)
@@ -376,9 +390,6 @@ func resumed(ctx context.Context, lesson *scenarios.Scenario, ns string, step in
 
 var _ = Describe("the lessons' answer tables", func() {
 	for _, name := range scenarios.LessonNames() {
-		if name == "reconcile-loop" {
-			continue // its answers are controllers: cmd/crdlab's TestLessons builds and runs them
-		}
 		It("plays "+name+": every right answer passes, every wrong one stays open and says why", func(ctx context.Context) {
 			// What the lessons delete and replace of the lab's own.
 			keep(ctx, "apiextensions.k8s.io/v1", "CustomResourceDefinition", "users.auth.ilinux.io")
