@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # lint.sh: make lint. shellcheck on every shell script; every action a
-# workflow uses pinned by commit; e2e.test's module on
-# the main module's versions (samedeps.sh); golangci-lint ($GOLANGCI_LINT,
+# workflow uses pinned by commit; e2e.test's module and the lessons'
+# controller skeletons on the main module's versions (samedeps.sh); golangci-lint ($GOLANGCI_LINT,
 # .golangci.yml) on the main module and on each module of $MODULES (a go.mod
 # of its own), with the root's configuration. golangci-lint compiles the
 # packages it imports (go list -export) with the Makefile's GOFLAGS and
@@ -36,6 +36,18 @@ main() {
 	fi
 	echo "== lab/internal/conformance on the main module's versions"
 	"$(dirname "$0")/samedeps.sh" lab/internal/conformance k8s.io/kubernetes/test/e2e
+	echo "== the lessons' controller skeletons on the main module's versions"
+	# A learner's go.mod is go.mod.txt (not a module of this repository);
+	# make test builds each completed skeleton, which shares go test's
+	# compiled packages only while its versions are the main module's.
+	for mod in scenarios/lessons/_files/*/controller/go.mod.txt; do
+		skeleton=$(mktemp -d)
+		cp "$(dirname "$mod")"/*.go "$skeleton"/
+		cp "$mod" "$skeleton/go.mod"
+		cp "${mod%go.mod.txt}go.sum.txt" "$skeleton/go.sum"
+		"$(dirname "$0")/samedeps.sh" "$skeleton" . "$mod"
+		rm -rf "$skeleton"
+	done
 	echo "== lint ."
 	"$lint" run ./...
 }
