@@ -11,6 +11,7 @@ import (
 
 	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/lab/lang"
+	"github.com/crdlab/crdlab/lab/server"
 	"github.com/crdlab/crdlab/scenarios"
 )
 
@@ -55,8 +56,9 @@ func (g *globalFlags) languageOr(fallback lang.Lang) lang.Lang {
 	return lang.FromLocaleOr(os.Getenv, fallback)
 }
 
-// errorText says err in l: the most common errors (no lab running, an
-// unknown scenario, a bad scenario file) in l's words, any other as it is.
+// errorText says err in l: the most common errors (no lab running, no
+// lesson running, an unknown scenario, a bad scenario file) in l's words,
+// any other as it is.
 func errorText(l lang.Lang, g *globalFlags, err error) string {
 	if l == lang.EN {
 		return err.Error()
@@ -66,6 +68,8 @@ func errorText(l lang.Lang, g *globalFlags, err error) string {
 	switch {
 	case errors.Is(err, control.ErrNotRunning):
 		return l.Msgf("no lab is running on state dir %s: start one with 'crdlab up -d'", g.stateDir)
+	case errors.Is(err, server.ErrNoLesson):
+		return l.Msgf("no lesson is running on %s: start one with 'crdlab learn LESSON'", g.stateDir)
 	case errors.As(err, &nf):
 		return l.Msgf("no scenario %q: built-in scenarios are %s; or give a file", nf.Name, strings.Join(scenarios.Names(), ", "))
 	case errors.As(err, &lerr):

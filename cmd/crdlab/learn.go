@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/tools/clientcmd"
@@ -96,6 +97,9 @@ func tasks(s *scenarios.Scenario) int {
 
 func runLesson(ctx context.Context, out io.Writer, in io.Reader, g *globalFlags, f *learnFlags, l lang.Lang, arg string) error {
 	s, err := scenarios.LoadLesson(arg)
+	if errors.Is(err, scenarios.ErrNoLesson) {
+		return errors.New(l.Msgf("no such lesson %q: lessons are %s", arg, strings.Join(scenarios.LessonNames(), ", ")))
+	}
 	if err != nil {
 		return err
 	}
@@ -108,7 +112,7 @@ func runLesson(ctx context.Context, out io.Writer, in io.Reader, g *globalFlags,
 	}
 	cfg, err := clientcmd.BuildConfigFromFlags("", sd.Kubeconfig())
 	if err != nil {
-		return fmt.Errorf("the running lab's kubeconfig: %w", err)
+		return fmt.Errorf(l.Msg("the running lab's kubeconfig: %w"), err)
 	}
 
 	files := filepath.Join(sd.Learn(), name)
@@ -120,7 +124,7 @@ func runLesson(ctx context.Context, out io.Writer, in io.Reader, g *globalFlags,
 			return fmt.Errorf("--restart: %w", err)
 		}
 	}
-	p, err := loadProgress(sd, name)
+	p, err := loadProgress(sd, name, l)
 	if err != nil {
 		return err
 	}
@@ -164,7 +168,7 @@ func runLesson(ctx context.Context, out io.Writer, in io.Reader, g *globalFlags,
 		Done:      p.doneSteps(s),
 		DoneIn:    p.Cluster,
 		TaskDone: func(step int) {
-			if err := p.markDone(sd, s, step, cluster); err != nil {
+			if err := p.markDone(sd, s, step, cluster, l); err != nil {
 				fmt.Fprintln(out, err)
 			}
 		},

@@ -13,16 +13,21 @@ import (
 
 // courseMap returns the course: the built-in lessons in order, each with
 // its place on the map, its title in each of langs and the learner's
-// progress, read now from the state dir. 'crdlab learn' prints it; the
-// web UI shows it (its course map), in every language.
+// progress, read now from the state dir; an error in the first of langs.
+// 'crdlab learn' prints it; the web UI shows it (its course map), in every
+// language.
 func courseMap(sd control.Dir, langs ...lang.Lang) ([]ui.Lesson, error) {
 	all, err := scenarios.Lessons()
 	if err != nil {
 		return nil, err
 	}
+	say := lang.EN
+	if len(langs) > 0 {
+		say = langs[0]
+	}
 	out := make([]ui.Lesson, 0, len(all))
 	for _, s := range all {
-		p, err := loadProgress(sd, s.Metadata.Name)
+		p, err := loadProgress(sd, s.Metadata.Name, say)
 		if err != nil {
 			return nil, err
 		}

@@ -23,9 +23,6 @@ import (
 // it: between tasks, none does.
 const hintWait = 2 * time.Second
 
-// errLessonRuns: another 'crdlab learn' serves the state dir's lesson socket.
-var errLessonRuns = errors.New("a lesson runs already on this state dir")
-
 func newLearnHintCommand(g *globalFlags) *cobra.Command {
 	return &cobra.Command{
 		Use:   "hint",
@@ -55,14 +52,14 @@ func serveHints(ctx context.Context, sd control.Dir, hints chan<- scenarios.Hint
 	path := sd.LearnSocket()
 	if conn, err := net.Dial("unix", path); err == nil {
 		conn.Close()
-		return nil, fmt.Errorf("%w (%s): one lesson at a time", errLessonRuns, path)
+		return nil, errors.New(l.Msgf("a lesson runs already on this state dir (%s): one lesson at a time", path))
 	}
 	_ = os.Remove(path) // left by a lesson that was killed
 	// 0600, and only this user's (and root's) processes answered, as the
 	// control socket: a hint is the learner's.
 	ln, err := server.ListenPrivate(path)
 	if err != nil {
-		return nil, fmt.Errorf("unable to serve the lesson's socket: %w", err)
+		return nil, fmt.Errorf(l.Msg("unable to serve the lesson's socket: %w"), err)
 	}
 	go func() {
 		for {

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/crdlab/crdlab/lab/labtest/control"
+	"github.com/crdlab/crdlab/lab/lang"
 	"github.com/crdlab/crdlab/lab/writefile"
 	"github.com/crdlab/crdlab/scenarios"
 )
@@ -31,7 +32,7 @@ func progressFile(sd control.Dir, lesson string) string {
 	return filepath.Join(sd.Learn(), lesson+".json")
 }
 
-func loadProgress(sd control.Dir, lesson string) (*progress, error) {
+func loadProgress(sd control.Dir, lesson string, l lang.Lang) (*progress, error) {
 	p := &progress{Lesson: lesson}
 	data, err := os.ReadFile(progressFile(sd, lesson))
 	if errors.Is(err, os.ErrNotExist) {
@@ -41,7 +42,7 @@ func loadProgress(sd control.Dir, lesson string) (*progress, error) {
 		err = json.Unmarshal(data, p)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("your progress in lesson %s (%s): %w; --restart starts over", lesson, progressFile(sd, lesson), err)
+		return nil, fmt.Errorf(l.Msg("your progress in lesson %s (%s): %w; --restart starts over"), lesson, progressFile(sd, lesson), err)
 	}
 	return p, nil
 }
@@ -64,8 +65,8 @@ func (p *progress) count(s *scenarios.Scenario) int { return len(p.doneSteps(s))
 
 // markDone records that the task of step is done in cluster, at once. A
 // task done in another cluster than those before starts the count again:
-// their objects are not in this one.
-func (p *progress) markDone(sd control.Dir, s *scenarios.Scenario, step int, cluster string) error {
+// their objects are not in this one. Its error is said in l.
+func (p *progress) markDone(sd control.Dir, s *scenarios.Scenario, step int, cluster string, l lang.Lang) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if cluster != p.Cluster {
@@ -81,10 +82,10 @@ func (p *progress) markDone(sd control.Dir, s *scenarios.Scenario, step int, clu
 	}
 	path := progressFile(sd, s.Metadata.Name)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("unable to keep your progress: %w", err)
+		return fmt.Errorf(l.Msg("unable to keep your progress: %w"), err)
 	}
 	if err := writefile.Atomic(path, append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("unable to keep your progress: %w", err)
+		return fmt.Errorf(l.Msg("unable to keep your progress: %w"), err)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/crdlab/crdlab/lab/labtest/control"
+	"github.com/crdlab/crdlab/lab/lang"
 	"github.com/crdlab/crdlab/scenarios"
 )
 
@@ -17,23 +18,23 @@ func TestLessonProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := loadProgress(sd, "crd-basics")
+	p, err := loadProgress(sd, "crd-basics", lang.EN)
 	if err != nil || p.count(s) != 0 {
 		t.Fatalf("no progress yet: %+v, %v", p, err)
 	}
-	if err := p.markDone(sd, s, 3, "lab-1"); err != nil {
+	if err := p.markDone(sd, s, 3, "lab-1", lang.EN); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.markDone(sd, s, 3, "lab-1"); err != nil { // twice is once
+	if err := p.markDone(sd, s, 3, "lab-1", lang.EN); err != nil { // twice is once
 		t.Fatal(err)
 	}
-	again, err := loadProgress(sd, "crd-basics")
+	again, err := loadProgress(sd, "crd-basics", lang.EN)
 	if err != nil || again.count(s) != 1 || !again.doneSteps(s)[3] || again.Cluster != "lab-1" {
 		t.Errorf("after task 3: %+v, %v", again, err)
 	}
 	// Done again in a lab started anew: the tasks of the first are not in it.
-	other, _ := loadProgress(sd, "crd-basics")
-	if err := other.markDone(sd, s, 4, "lab-2"); err != nil {
+	other, _ := loadProgress(sd, "crd-basics", lang.EN)
+	if err := other.markDone(sd, s, 4, "lab-2", lang.EN); err != nil {
 		t.Fatal(err)
 	}
 	if other.count(s) != 1 || !other.doneSteps(s)[4] || other.Cluster != "lab-2" {
@@ -46,7 +47,7 @@ func TestLessonProgress(t *testing.T) {
 	if err := os.WriteFile(progressFile(sd, "crd-basics"), []byte("{"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := loadProgress(sd, "crd-basics"); err == nil || !strings.Contains(err.Error(), "--restart") {
+	if _, err := loadProgress(sd, "crd-basics", lang.EN); err == nil || !strings.Contains(err.Error(), "--restart") {
 		t.Errorf("an unreadable progress file: %v", err)
 	}
 }

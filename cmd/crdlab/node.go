@@ -44,7 +44,7 @@ Starting it again makes it Ready, and its kubelet finishes what was left.`,
 				}
 				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 3, ' ', 0)
 				l := g.language()
-				fmt.Fprintln(tw, "NAME\tKUBELET")
+				fmt.Fprintln(tw, l.Msg("NAME\tKUBELET"))
 				for _, n := range nodes {
 					state := l.Msg("running")
 					if !n.Running {

@@ -2,23 +2,33 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"io"
 	"os"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/spf13/cobra"
 
+	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/lab/lang"
+	"github.com/crdlab/crdlab/lab/server"
+	"github.com/crdlab/crdlab/scenarios"
 )
 
 // pseudoLocale is the pseudo-language's locale: every catalogued message
 // shows marked, any other bare (lab/lang: Pseudo).
 const pseudoLocale = "LC_ALL=xx"
 
-// checkMarked fails on any bare English (lang.Bare) in what crdlab said.
+// checkMarked fails on any bare English (lang.Bare) in what crdlab said:
+// out, what the command line what printed, is read as the session's
+// transcript (the command line, then its output), so that the output of
+// crdlab kubectl is kubectl's.
 func checkMarked(t *testing.T, what, out string) {
 	t.Helper()
-	if bare := lang.Bare(out); len(bare) > 0 {
+	if bare := lang.Bare(what + "\n" + out); len(bare) > 0 {
 		t.Errorf("%s: English outside the catalog: %q\n%s", what, bare, out)
 	}
 }
@@ -111,7 +121,11 @@ func TestPseudoSession(t *testing.T) {
 		return out
 	}
 
-	// Nothing runs yet: the common errors.
+	// Nothing runs yet: the common errors, and version.
+	check(0, "version")
+	check(0, "version", "--lang", "zh")
+	check(1, "learn", "hint")
+	check(1, "learn", "no-such")
 	check(3, "status")
 	check(1, "down")
 	check(1, "node", "list")
@@ -150,7 +164,10 @@ func TestPseudoSession(t *testing.T) {
 	// One lab's session.
 	check(0, "up", "-d", "--no-ui")
 	check(0, "status")
-	check(0, "node", "list")
+	if out := check(0, "node", "list"); !strings.HasPrefix(out, lang.MarkOpen) {
+		t.Errorf("crdlab node list: the header is not the catalog's:\n%s", out)
+	}
+	check(0, "kubectl", "get", "nodes") // kubectl's own words, headers too
 	check(0, "controller", "list")
 	check(0, "controller", "stop", "webapp-operator")
 	check(0, "controller", "start", "webapp-operator")
@@ -206,4 +223,66 @@ func withoutEvents(out string) string {
 		}
 	}
 	return strings.Join(kept, "\n")
+}
+
+// The lessons' own errors, in the pseudo-language and in Chinese: a
+// progress file that cannot be read or kept, a second lesson on one state
+// dir, and 'crdlab learn hint' with no lesson running. What they wrap (an
+// error of Go's) is not crdlab's to say.
+func TestPseudoLearnErrors(t *testing.T) {
+	s, err := scenarios.LoadLesson("crd-basics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []lang.Lang{lang.Pseudo, lang.ZH} {
+		sd := control.Dir(t.TempDir())
+		said := func(what string, err error) {
+			t.Helper()
+			if err == nil {
+				t.Errorf("%s (%s): no error", what, l)
+				return
+			}
+			msg := err.Error()
+			if inner := errors.Unwrap(err); inner != nil {
+				msg = strings.ReplaceAll(msg, inner.Error(), "…")
+			}
+			if bare := lang.Bare(msg); len(bare) > 0 {
+				t.Errorf("%s (%s): English outside the catalog: %q\n%s", what, l, bare, msg)
+			}
+			if l == lang.ZH && !strings.ContainsFunc(msg, func(r rune) bool { return unicode.Is(unicode.Han, r) }) {
+				t.Errorf("%s: not said in Chinese: %s", what, msg)
+			}
+		}
+		if err := os.MkdirAll(sd.Learn(), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(progressFile(sd, "crd-basics"), []byte("{"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := loadProgress(sd, "crd-basics", l)
+		said("an unreadable progress file", err)
+
+		p := &progress{Lesson: "crd-basics"}
+		blocked := control.Dir(t.TempDir())
+		if err := os.WriteFile(blocked.Learn(), nil, 0o644); err != nil { // a file where its folder goes
+			t.Fatal(err)
+		}
+		said("progress that cannot be kept", p.markDone(blocked, s, 3, "lab-1", l))
+
+		ctx, cancel := context.WithCancel(context.Background())
+		stop, err := serveHints(ctx, sd, make(chan scenarios.HintRequest), l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = serveHints(ctx, sd, make(chan scenarios.HintRequest), l)
+		said("a second lesson on the state dir", err)
+		stop()
+		cancel()
+
+		err = askHint(context.Background(), io.Discard, sd)
+		if !errors.Is(err, server.ErrNoLesson) {
+			t.Fatalf("crdlab learn hint with no lesson: %v", err)
+		}
+		said("crdlab learn hint with no lesson", errors.New(errorText(l, &globalFlags{stateDir: string(sd)}, err)))
+	}
 }

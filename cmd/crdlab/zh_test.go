@@ -275,6 +275,16 @@ func TestWebUIInChinese(t *testing.T) {
 		}
 		return nil
 	})
+	// The timeline's details, as the terminal says them (timeline.DetailIn).
+	details := func() string {
+		return text(`[...document.querySelectorAll("#events li .detail")].map(e => e.textContent).join("\n")`)
+	}
+	waitFor("the timeline's details in Chinese", func() error {
+		if s := details(); !strings.Contains(s, "运行中，就绪") || strings.Contains(s, "Running, Ready") {
+			return fmt.Errorf("details:\n%s", s)
+		}
+		return nil
+	})
 
 	// A scenario run against the lab speaks its language (no --lang, and a
 	// locale that names none), and so does the scenario pane.
@@ -325,6 +335,12 @@ func TestWebUIInChinese(t *testing.T) {
 		})
 	}
 	check("after the switch")
+	waitFor("the timeline's details in English", func() error {
+		if s := details(); !strings.Contains(s, "Running, Ready") || strings.Contains(s, "运行中，就绪") {
+			return fmt.Errorf("details:\n%s", s)
+		}
+		return nil
+	})
 	if err := chromedp.Do(ctx, chromedp.Reload()); err != nil {
 		t.Fatal(err)
 	}

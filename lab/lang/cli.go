@@ -166,6 +166,7 @@ var cliZH = map[string]string{
 	"degraded": "降级运行（有进程正在重启）",
 	"    %-24s pid %-7d rss %4d MiB  pss %4d MiB  (peak rss %d MiB)\n": "    %-24s pid %-7d rss %4d MiB  pss %4d MiB（峰值 rss %d MiB）\n",
 	"NAME\tSTATE":              "名称\t状态",
+	"NAME\tKUBELET":            "名称\tkubelet",
 	"controller %s: stopped\n": "控制器 %s 已停止\n",
 	"controller %s: started\n": "控制器 %s 已启动\n",
 	"Did you mean this?":       "你要找的是不是：",

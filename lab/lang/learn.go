@@ -32,6 +32,13 @@ var learnZH = map[string]string{
 	"the lesson has ended":                                                                      "这一课已经结束",
 	"work in a second terminal: this one runs the lesson":                                       "在另一个终端里操作：这个终端用来运行课程",
 	"your kubectl uses this lab: KUBECONFIG=%s":                                                 "你的 kubectl 已经连着这个实验环境：KUBECONFIG=%s",
+	"no such lesson %q: lessons are %s":                                                         "没有名为 %q 的课程：内置课程有 %s",
+	"the running lab's kubeconfig: %w":                                                          "正在运行的实验环境的 kubeconfig：%w",
+	"your progress in lesson %s (%s): %w; --restart starts over":                                "读不了你在 %s 这一课的进度（%s）：%w；--restart 可以从头开始",
+	"unable to keep your progress: %w":                                                          "无法保存你的进度：%w",
+	"a lesson runs already on this state dir (%s): one lesson at a time":                        "这个状态目录上已经有一课在运行（%s）：一次只能运行一课",
+	"unable to serve the lesson's socket: %w":                                                   "无法在课程的 socket 上监听：%w",
+	"no lesson is running on %s: start one with 'crdlab learn LESSON'":                          "状态目录 %s 上没有正在运行的课程：先用 'crdlab learn LESSON' 开始一课",
 	"no kubectl on your PATH: where a task says kubectl, run crdlab --state-dir %s kubectl (the lab's own, of its Kubernetes version)": "PATH 里没有 kubectl：任务里写 kubectl 的地方，请运行 crdlab --state-dir %s kubectl（实验环境自带的、与它的 Kubernetes 版本一致的 kubectl）",
 
 	// crdlab learn prepare (cmd/crdlab).

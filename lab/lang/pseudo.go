@@ -83,11 +83,29 @@ var (
 
 // Bare returns the runs of English a learner would read in out, the
 // output of crdlab in Pseudo, that are not marked: 3 or more English words
-// in a row (englishWord) outside the markers, quotes and command lines.
-// Single words and pairs (a kind and a name, "help for") are let through.
+// in a row (englishWord) outside the markers, quotes and command lines; and
+// the cells of a table's header in capitals (NAME, TASKS DONE), 2 or more
+// of them on a line, that are not marked. Single words and pairs (a kind
+// and a name, "help for") are let through, and so is what kubectl printed:
+// the lines after a kubectl command line (kubectl ..., crdlab kubectl ...,
+// at the start of a line), up to a line of crdlab's own (marked) or the next
+// command. A session's transcript, each command line followed by what it
+// printed, gives kubectl's output so.
 func Bare(out string) []string {
 	var runs []string
-	for _, line := range strings.Split(unmarked(out), "\n") {
+	kubectlSays := false // the lines are a kubectl command's output
+	for _, line := range unmarkedLines(out) {
+		switch {
+		case kubectlCommand.MatchString(line):
+			kubectlSays = true
+			continue
+		case commandStart.MatchString(line), strings.Contains(line, markedText):
+			kubectlSays = false
+		}
+		if cells := header(line); len(cells) > 0 && !kubectlSays {
+			runs = append(runs, strings.Join(cells, " "))
+		}
+		line = strings.ReplaceAll(line, markedText, " ")
 		line = quoted.ReplaceAllString(line, " \x00 ")
 		line = commandLine.ReplaceAllString(line, " ")
 		var run []string
@@ -111,9 +129,50 @@ func Bare(out string) []string {
 	return runs
 }
 
-// unmarked returns s without its marked parts (nested too), each replaced
-// by a blank.
-func unmarked(s string) string {
+var (
+	// A command line at the start of a line (after a prompt): crdlab's or
+	// kubectl's, and kubectl's own (kubectl ..., crdlab [flags] kubectl ...).
+	commandStart   = regexp.MustCompile(`^\s*(?:\$\s+)?(?:crdlab|kubectl)(?:\s|$)`)
+	kubectlCommand = regexp.MustCompile(`^\s*(?:\$\s+)?(?:crdlab\s+(?:-\S+\s+)*(?:-\S+\s+\S+\s+)*)?kubectl(?:\s|$)`)
+	// A table's cells: separated by a tab or 2 spaces or more.
+	cellSep = regexp.MustCompile(`\t+|  +`)
+	// A cell of a header: words in capitals (NAME, TASKS DONE).
+	capsCell = regexp.MustCompile(`^[A-Z][A-Z]+(?: [A-Z][A-Z]+)*$`)
+)
+
+// header returns the bare cells of line if it is a table's header: 2 cells
+// or more, each in capitals or marked (a header half translated), one bare
+// at least.
+func header(line string) []string {
+	line = strings.TrimSpace(line)
+	if line == "" {
+		return nil
+	}
+	cells := cellSep.Split(line, -1)
+	if len(cells) < 2 {
+		return nil
+	}
+	var bare []string
+	for _, c := range cells {
+		c = strings.TrimSpace(c)
+		switch {
+		case c == markedText:
+		case capsCell.MatchString(c):
+			bare = append(bare, c)
+		default:
+			return nil
+		}
+	}
+	return bare
+}
+
+// markedText stands for a marked part of a line (unmarkedLines).
+const markedText = "\x01"
+
+// unmarkedLines returns the lines of s with their marked parts (nested
+// too) each replaced by markedText, the line breaks inside a marked part
+// kept, so that a line is the line it was.
+func unmarkedLines(s string) []string {
 	var b strings.Builder
 	depth := 0
 	for len(s) > 0 {
@@ -122,7 +181,7 @@ func unmarked(s string) string {
 			depth++
 			s = s[len(MarkOpen):]
 			if depth == 1 {
-				b.WriteByte(' ')
+				b.WriteString(markedText)
 			}
 			continue
 		case strings.HasPrefix(s, MarkClose) && depth > 0:
@@ -131,10 +190,13 @@ func unmarked(s string) string {
 			continue
 		}
 		_, n := utf8.DecodeRuneInString(s)
-		if depth == 0 {
+		switch {
+		case depth == 0:
 			b.WriteString(s[:n])
+		case s[0] == '\n':
+			b.WriteString("\n" + markedText)
 		}
 		s = s[n:]
 	}
-	return b.String()
+	return strings.Split(b.String(), "\n")
 }

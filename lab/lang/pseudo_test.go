@@ -52,6 +52,18 @@ func TestBare(t *testing.T) {
 		{"  crdlab scenario run NAME|FILE... [flags]", nil},
 		{"⟦外面 ⟦里面⟧ still marked⟧ and these three", []string{"and these three"}},
 		{"the lab's state dir", []string{"the lab's state dir"}},
+		// A table's header in capitals: crdlab's own is marked; kubectl's,
+		// after its command line, is kubectl's words.
+		{"NAME       KUBELET\nlab-node-1 ⟦running⟧", []string{"NAME KUBELET"}},
+		{"NAME\tTASKS DONE\tTITLE", []string{"NAME TASKS DONE TITLE"}},
+		{"⟦NAME⟧   KUBELET", []string{"KUBELET"}},
+		{"⟦NAME   STATE⟧\nwebapp-operator   ⟦running⟧", nil},
+		{"⟦a multi-line\nmessage⟧   KUBELET   STATE", []string{"KUBELET STATE"}},
+		{"crdlab kubectl get nodes\nNAME         STATUS   ROLES    AGE   VERSION\nlab-node-1   Ready    <none>   5m    v1.37.2", nil},
+		{"$ crdlab --state-dir /tmp/x kubectl get all\nNAME    READY\n\nNAME   AGE\n⟦done⟧\nNAME   STATE", []string{"NAME STATE"}},
+		{"crdlab node list\nNAME   KUBELET", []string{"NAME KUBELET"}},
+		{"⟦kubectl get groups prints⟧ NAME ⟦and⟧ AGE", nil},
+		{"  PASS   delete-pod", nil},
 	} {
 		if got := Bare(tc.out); !slices.Equal(got, tc.want) {
 			t.Errorf("Bare(%q) = %q, want %q", tc.out, got, tc.want)

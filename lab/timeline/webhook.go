@@ -17,6 +17,51 @@ const (
 	Failed  = "FAILED"  // a webhook call that gave no usable answer
 )
 
+// How the lab's webhook front (lab/internal/webhooks) tells a call that
+// got no answer (ReviewFailed's why), as formats. The timeline records
+// them in English; DetailIn says them in the reader's language.
+const (
+	// NoAnswerInTime: the apiserver gave up on the call (the webhook's
+	// URL, its timeoutSeconds).
+	NoAnswerInTime = "no answer from %s in time: the apiserver gave up (the webhook's %s)"
+	// NothingServes: the connection was refused (the host:port, the
+	// certificates' folder).
+	NothingServes = "nothing serves on %s (connection refused): start your webhook server there, with the certificate in %s"
+	// NotTheLabsCertificate: the webhook served another certificate (the
+	// host:port, the TLS error, the certificate's and key's files and
+	// folder).
+	NotTheLabsCertificate = "%s: its certificate is not the lab's (%v): serve with %s and %s of %s"
+	// CallFailed: any other error of the call (the URL, the error).
+	CallFailed = "calling %s: %v"
+	// AnsweredHTTP: an answer with a status other than 200 (the URL, the
+	// status, the start of the body).
+	AnsweredHTTP = "%s answered HTTP %d: %s"
+	// NotAReview: the apiserver sent neither an AdmissionReview nor a
+	// ConversionReview.
+	NotAReview = "the apiserver sent something that is not a review"
+)
+
+// How this package tells a webhook's answer it cannot use, and the
+// conversions it describes, as formats.
+const (
+	notAnAdmissionReview = "answered something that is not an AdmissionReview: %s"
+	noAdmissionResponse  = "answered an AdmissionReview without a response"
+	wrongUID             = "answered for uid %q, not the request's %q"
+	notAConversionReview = "answered something that is not a ConversionReview: %s"
+	noConversionResponse = "answered a ConversionReview without a response"
+	wrongObjectCount     = "answered %d objects for %d"
+	conversionFailed     = "failed: %s"
+	emptyBody            = "an empty body"
+	conversionOfN        = "%s → %s (%d objects)"
+	conversionAskedByAPI = "%s → %s, asked by kube-apiserver"
+)
+
+// webhookFailures lists the formats of a failed call's account, which
+// DetailIn says in the reader's language.
+var webhookFailures = []string{notAnAdmissionReview, noAdmissionResponse, wrongUID, notAConversionReview,
+	noConversionResponse, wrongObjectCount, conversionFailed, NoAnswerInTime, NothingServes,
+	NotTheLabsCertificate, CallFailed, AnsweredHTTP, NotAReview}
+
 // Webhook describes the webhook behind a call, for the timeline.
 type Webhook struct {
 	// Actor is the timeline's actor: the webhook server's name.
@@ -60,8 +105,8 @@ func ReviewFailed(w Webhook, req []byte, why string) Event {
 		var obj unstructured.Unstructured
 		if json.Unmarshal(conv.Request.Objects[0], &obj.Object) == nil {
 			e.Kind, e.Namespace, e.Name = obj.GetKind(), obj.GetNamespace(), obj.GetName()
-			e.Detail = fmt.Sprintf("%s%s → %s (%d objects): %s", named(w), apiVersionOnly(obj.GetAPIVersion()),
-				apiVersionOnly(conv.Request.DesiredAPIVersion), len(conv.Request.Objects), why)
+			e.Detail = named(w) + fmt.Sprintf(conversionOfN, apiVersionOnly(obj.GetAPIVersion()),
+				apiVersionOnly(conv.Request.DesiredAPIVersion), len(conv.Request.Objects)) + ": " + why
 		}
 	}
 	return e
@@ -114,11 +159,11 @@ func admissionEvents(w Webhook, req, resp []byte) []Event {
 	err := json.Unmarshal(resp, &out)
 	switch res := out.Response; {
 	case err != nil:
-		e.Verb, detail = Failed, detail+"answered something that is not an AdmissionReview: "+clip(resp)
+		e.Verb, detail = Failed, detail+fmt.Sprintf(notAnAdmissionReview, clip(resp))
 	case res == nil:
-		e.Verb, detail = Failed, detail+"answered an AdmissionReview without a response"
+		e.Verb, detail = Failed, detail+noAdmissionResponse
 	case res.UID != r.UID:
-		e.Verb, detail = Failed, detail+fmt.Sprintf("answered for uid %q, not the request's %q", res.UID, r.UID)
+		e.Verb, detail = Failed, detail+fmt.Sprintf(wrongUID, res.UID, r.UID)
 	case res.Allowed:
 		e.Verb = Allowed
 		detail += "allowed"
@@ -166,13 +211,13 @@ func conversionEvents(w Webhook, req, resp []byte) []Event {
 	failed := ""
 	switch {
 	case err != nil || out.Kind != "ConversionReview":
-		failed = ": answered something that is not a ConversionReview: " + clip(resp)
+		failed = ": " + fmt.Sprintf(notAConversionReview, clip(resp))
 	case out.Response == nil:
-		failed = ": answered a ConversionReview without a response"
+		failed = ": " + noConversionResponse
 	case out.Response.Result.Status == "Failure":
-		failed = ": failed: " + out.Response.Result.Message
+		failed = ": " + fmt.Sprintf(conversionFailed, out.Response.Result.Message)
 	case len(out.Response.ConvertedObjects) != len(in.Request.Objects):
-		failed = fmt.Sprintf(": answered %d objects for %d", len(out.Response.ConvertedObjects), len(in.Request.Objects))
+		failed = ": " + fmt.Sprintf(wrongObjectCount, len(out.Response.ConvertedObjects), len(in.Request.Objects))
 	}
 	var events []Event
 	for _, raw := range in.Request.Objects {
@@ -182,8 +227,8 @@ func conversionEvents(w Webhook, req, resp []byte) []Event {
 		}
 		e := Event{
 			Actor: w.Actor, Verb: Convert, Kind: obj.GetKind(), Namespace: obj.GetNamespace(), Name: obj.GetName(),
-			Detail: fmt.Sprintf("%s%s → %s, asked by kube-apiserver%s", named(w), apiVersionOnly(obj.GetAPIVersion()),
-				apiVersionOnly(in.Request.DesiredAPIVersion), failed),
+			Detail: named(w) + fmt.Sprintf(conversionAskedByAPI, apiVersionOnly(obj.GetAPIVersion()),
+				apiVersionOnly(in.Request.DesiredAPIVersion)) + failed,
 		}
 		if failed != "" && !strings.HasPrefix(failed, ": failed") {
 			e.Verb = Failed
@@ -197,7 +242,7 @@ func conversionEvents(w Webhook, req, resp []byte) []Event {
 func clip(b []byte) string {
 	s := strings.TrimSpace(string(b))
 	if s == "" {
-		return "an empty body"
+		return emptyBody
 	}
 	if len(s) > 80 {
 		s = s[:80] + "…"

@@ -10,11 +10,13 @@ import (
 
 // DetailIn returns e's detail in l: the timeline's own words (a deletion
 // requested or confirmed, a Pod's state, what a reconcile pass did and what
-// woke it, a webhook's answer) in l's; the objects, fields and values in
-// it, and what Kubernetes, a controller or a webhook said (an Event's
-// message, an error, a denial), as they are. In English, the detail as
-// recorded: the lines are recorded in English (logs/timeline.log, the
-// control socket) and said in the reader's language when shown.
+// woke it, a webhook's answer, or why a webhook call got none) in l's; the
+// objects, fields and values in it, and what Kubernetes, a controller or a
+// webhook said (an Event's message, an error, a denial), as they are. In
+// English, the detail as recorded: the lines are recorded in English
+// (logs/timeline.log, the control socket) and said in the reader's
+// language when shown, in the terminal and in the web UI (lab/ui sends
+// each line's detail in every language).
 func DetailIn(l lang.Lang, e Event) string {
 	d := e.Detail
 	if d == "" || (l != lang.ZH && l != lang.Pseudo) {
@@ -35,10 +37,8 @@ func DetailIn(l lang.Lang, e Event) string {
 		return fieldsIn(l, d)
 	case Reconcile:
 		return passIn(l, d)
-	case Allowed, Denied, Failed:
-		return admissionIn(l, d)
-	case Convert:
-		return conversionIn(l, d)
+	case Allowed, Denied, Failed, Convert:
+		return webhookIn(l, d)
 	}
 	return d
 }
@@ -174,17 +174,29 @@ func changeIn(l lang.Lang, t string) string {
 	return t
 }
 
+// webhookIn says a webhook call's line (admissionEvents,
+// conversionEvents, ReviewFailed) in l.
+func webhookIn(l lang.Lang, d string) string {
+	if m := admission.FindStringSubmatch(d); m != nil {
+		return admissionIn(l, m)
+	}
+	if m := conversion.FindStringSubmatch(d); m != nil {
+		return conversionIn(l, m)
+	}
+	if m := conversionOf.FindStringSubmatch(d); m != nil {
+		what, _ := formatIn(l, conversionOfN, m[2])
+		return m[1] + what + l.Msg(": ") + failureIn(l, m[3])
+	}
+	return failureIn(l, d)
+}
+
 // An admission webhook's line (admissionWhat and what follows it).
 var admission = regexp.MustCompile(`^((?:\S+: )?)(validate|default) (\S+) of (\S+), asked by (.*?): (.*)$`)
 
 // admissionIn says an admission webhook's call (admissionEvents,
-// ReviewFailed) in l: what it was asked, and its answer; a denial's message
-// and a failure's account as they are.
-func admissionIn(l lang.Lang, d string) string {
-	m := admission.FindStringSubmatch(d)
-	if m == nil {
-		return d
-	}
+// ReviewFailed; m is its match of admission) in l: what it was asked, and
+// its answer or why there is none; a denial's message as it is.
+func admissionIn(l lang.Lang, m []string) string {
 	name, op, version, who, answer := m[1], m[3], m[4], m[5], m[6]
 	what := l.Msgf("validate %s of %s, asked by %s", op, version, l.Actor(who))
 	if m[2] == "default" {
@@ -197,26 +209,103 @@ func admissionIn(l lang.Lang, d string) string {
 		answer = l.Msgf("allowed, patch %s", strings.TrimPrefix(answer, "allowed, patch "))
 	case strings.HasPrefix(answer, "denied: "):
 		answer = l.Msgf("denied: %s", strings.TrimPrefix(answer, "denied: "))
+	default:
+		answer = failureIn(l, answer)
 	}
 	return name + what + l.Msg(": ") + answer
 }
 
-// A conversion webhook's line (conversionEvents).
-var conversion = regexp.MustCompile(`^((?:\S+: )?)(\S+) → (\S+), asked by kube-apiserver(?:: (.*))?$`)
+// A conversion webhook's line (conversionEvents), and the line of a
+// conversion call that got no answer (ReviewFailed).
+var (
+	conversion   = regexp.MustCompile(`^((?:\S+: )?)(\S+) → (\S+), asked by kube-apiserver(?:: (.*))?$`)
+	conversionOf = regexp.MustCompile(`^((?:\S+: )?)(\S+ → \S+ \(\d+ objects\)): (.*)$`)
+)
 
-// conversionIn says a conversion webhook's call in l: the versions, and
-// a failure's account.
-func conversionIn(l lang.Lang, d string) string {
-	m := conversion.FindStringSubmatch(d)
-	if m == nil {
-		return d
-	}
-	out := m[1] + l.Msgf("%s → %s, asked by kube-apiserver", m[2], m[3])
-	switch failed := m[4]; {
-	case strings.HasPrefix(failed, "failed: "):
-		out += l.Msg(": ") + l.Msgf("failed: %s", strings.TrimPrefix(failed, "failed: "))
-	case failed != "":
-		out += l.Msg(": ") + failed
+// conversionIn says a conversion webhook's call (m is its match of
+// conversion) in l: the versions, and a failure's account.
+func conversionIn(l lang.Lang, m []string) string {
+	out := m[1] + l.Msgf(conversionAskedByAPI, m[2], m[3])
+	if m[4] != "" {
+		out += l.Msg(": ") + failureIn(l, m[4])
 	}
 	return out
+}
+
+// failureIn says the account of a webhook call that gave no usable answer
+// (webhookFailures) in l; another as it is.
+func failureIn(l lang.Lang, why string) string {
+	for _, f := range webhookFailures {
+		if s, ok := formatIn(l, f, why); ok {
+			return s
+		}
+	}
+	return why
+}
+
+// formatREs holds, for each format of a webhook call's account and of a
+// conversion call's line, the regular expression that matches what it
+// wrote (formatRE).
+var formatREs = func() map[string]*regexp.Regexp {
+	out := map[string]*regexp.Regexp{}
+	for _, f := range append([]string{conversionOfN}, webhookFailures...) {
+		out[f] = formatRE(f)
+	}
+	return out
+}()
+
+// verb is a verb of a format (%s, %d, %q, %v).
+var verb = regexp.MustCompile(`%[-+# 0-9.]*[a-zA-Z]`)
+
+// formatIn says s in l if format (one of formatREs) wrote it: format's
+// words in l, with the values formatted into s (an empty body's words in l
+// too).
+func formatIn(l lang.Lang, format, s string) (string, bool) {
+	m := formatREs[format].FindStringSubmatch(s)
+	if m == nil {
+		return "", false
+	}
+	verbs := verb.FindAllString(format, -1)
+	args := make([]any, len(verbs))
+	for i, v := range verbs {
+		a := m[i+1]
+		args[i] = a
+		switch v[len(v)-1] {
+		case 'd':
+			if n, err := strconv.Atoi(a); err == nil {
+				args[i] = n
+			}
+		case 'q':
+			if u, err := strconv.Unquote(a); err == nil {
+				args[i] = u
+			}
+		default:
+			if a == emptyBody {
+				args[i] = l.Msg(emptyBody)
+			}
+		}
+	}
+	return l.Msgf(format, args...), true
+}
+
+// formatRE returns the regular expression that matches what format wrote,
+// its values as groups.
+func formatRE(format string) *regexp.Regexp {
+	var b strings.Builder
+	b.WriteString("^")
+	last := 0
+	for _, at := range verb.FindAllStringIndex(format, -1) {
+		b.WriteString(regexp.QuoteMeta(format[last:at[0]]))
+		switch format[at[1]-1] {
+		case 'd':
+			b.WriteString(`(-?\d+)`)
+		case 'q':
+			b.WriteString(`("(?:[^"\\]|\\.)*")`)
+		default:
+			b.WriteString(`(.*?)`)
+		}
+		last = at[1]
+	}
+	b.WriteString(regexp.QuoteMeta(format[last:]) + "$")
+	return regexp.MustCompile(b.String())
 }

@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -74,5 +75,64 @@ func TestPrinterLang(t *testing.T) {
 	p.Record(Event{Actor: "kubelet", Verb: Delete, Kind: "Pod", Name: "web-1", Detail: "confirmed by node/lab-node-1", Late: true})
 	if got := b.String(); !strings.Contains(got, "pod/web-1  由 node/lab-node-1 确认  （迟到：比排在它后面的行来得晚）") {
 		t.Errorf("printed %q", got)
+	}
+}
+
+// A webhook call that gave no usable answer is told in the reader's
+// language, whoever wrote its line (this package's ReviewEvents and
+// ReviewFailed, with the lab's webhook front's accounts); the values in it
+// (a URL, a body, an error) stay as they are.
+func TestWebhookFailureIn(t *testing.T) {
+	admissionReq := []byte(`{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":{"uid":"u1",
+		"kind":{"group":"webapp.crdlab.dev","version":"v1","kind":"WebApp"},"operation":"CREATE","namespace":"default","name":"web",
+		"userInfo":{"username":"system:serviceaccount:webapp-system:webapp-operator"}}}`)
+	conversionReq := []byte(`{"kind":"ConversionReview","apiVersion":"apiextensions.k8s.io/v1","request":{"uid":"u2",
+		"desiredAPIVersion":"webapp.crdlab.dev/v2","objects":[{"apiVersion":"webapp.crdlab.dev/v1","kind":"WebApp","metadata":{"name":"a"}},
+		{"apiVersion":"webapp.crdlab.dev/v1","kind":"WebApp","metadata":{"name":"b"}}]}}`)
+	hook := Webhook{Actor: "webapp-webhooks", Name: "vwebapp.kb.io"}
+	one := func(events []Event) Event {
+		t.Helper()
+		if len(events) == 0 {
+			t.Fatal("no event")
+		}
+		return events[0]
+	}
+	cert := fmt.Sprintf(NotTheLabsCertificate, "127.0.0.1:9443", "x509", "tls.crt", "tls.key", "/tmp/certs")
+	for _, tc := range []struct {
+		e      Event
+		zhTail string // the Chinese after what the webhook was asked
+	}{
+		{one(ReviewEvents(hook, admissionReq, []byte(`<html>`))), `：返回的不是 AdmissionReview："<html>"`},
+		{one(ReviewEvents(hook, admissionReq, []byte(` `))), `：返回的不是 AdmissionReview：空的响应体`},
+		{one(ReviewEvents(hook, admissionReq, []byte(`{"kind":"AdmissionReview"}`))), `：返回的 AdmissionReview 里没有 response`},
+		{one(ReviewEvents(hook, admissionReq, []byte(`{"kind":"AdmissionReview","response":{"uid":"u9","allowed":true}}`))), `：返回的 uid 是 "u9"，不是请求的 "u1"`},
+		{one(ReviewEvents(hook, conversionReq, []byte(`<html>`))), `：返回的不是 ConversionReview："<html>"`},
+		{one(ReviewEvents(hook, conversionReq, []byte(`{"kind":"ConversionReview"}`))), `：返回的 ConversionReview 里没有 response`},
+		{one(ReviewEvents(hook, conversionReq, []byte(`{"kind":"ConversionReview","response":{"uid":"u2","result":{"status":"Success"},"convertedObjects":[{}]}}`))),
+			`：请求里有 2 个对象，返回的却是 1 个`},
+		{ReviewFailed(hook, admissionReq, fmt.Sprintf(NoAnswerInTime, "https://127.0.0.1:9443/validate", "timeoutSeconds 10")),
+			`：https://127.0.0.1:9443/validate 没有及时响应：apiserver 已放弃这次调用（webhook 的 timeoutSeconds 10）`},
+		{ReviewFailed(hook, admissionReq, fmt.Sprintf(NothingServes, "127.0.0.1:9443", "/tmp/certs")),
+			`：127.0.0.1:9443 上没有服务在监听（连接被拒绝）：请在那里启动你的 webhook 服务器，证书在 /tmp/certs 里`},
+		{ReviewFailed(hook, admissionReq, cert), `：127.0.0.1:9443：它的证书不是实验环境签发的（x509）：请用 /tmp/certs 里的 tls.crt 和 tls.key 提供服务`},
+		{ReviewFailed(hook, admissionReq, fmt.Sprintf(CallFailed, "https://127.0.0.1:9443/validate", "EOF")), `：调用 https://127.0.0.1:9443/validate 出错：EOF`},
+		{ReviewFailed(hook, admissionReq, fmt.Sprintf(AnsweredHTTP, "https://127.0.0.1:9443/validate", 500, "boom")), `：https://127.0.0.1:9443/validate 返回了 HTTP 500：boom`},
+		{ReviewFailed(hook, conversionReq, cert), `v1 → v2（2 个对象）：127.0.0.1:9443：它的证书不是实验环境签发的（x509）：请用 /tmp/certs 里的 tls.crt 和 tls.key 提供服务`},
+		{ReviewFailed(hook, []byte(`{}`), NotAReview), `apiserver 发来的既不是 AdmissionReview，也不是 ConversionReview`},
+	} {
+		if got := DetailIn(lang.EN, tc.e); got != tc.e.Detail {
+			t.Errorf("DetailIn(en, %q) = %q: English is as recorded", tc.e.Detail, got)
+		}
+		if got := DetailIn(lang.ZH, tc.e); !strings.HasSuffix(got, tc.zhTail) {
+			t.Errorf("DetailIn(zh, %s %q) =\n  %q, want it to end in\n  %q", tc.e.Verb, tc.e.Detail, got, tc.zhTail)
+		}
+		if bare := lang.Bare(DetailIn(lang.Pseudo, tc.e)); len(bare) > 0 {
+			t.Errorf("DetailIn(xx, %q): English outside the catalog: %q", tc.e.Detail, bare)
+		}
+	}
+	for _, f := range append([]string{conversionOfN, conversionAskedByAPI, emptyBody}, webhookFailures...) {
+		if !lang.ZH.Translated(f) {
+			t.Errorf("%q has no Chinese version in lab/lang (timeline.go)", f)
+		}
 	}
 }

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -8,8 +10,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/crdlab/crdlab/lab/lang"
+	"github.com/crdlab/crdlab/lab/timeline"
 )
 
 var (
@@ -125,4 +129,94 @@ func TestLangJS(t *testing.T) {
 	if got.Default != "zh" || got.Messages["zh"]["Running"] != "运行中" || got.Actors["zh"]["replicaset"] != "replicaset（副本集控制器）" {
 		t.Errorf("lang.js: default %q, zh Running %q, replicaset %q", got.Default, got.Messages["zh"]["Running"], got.Actors["zh"]["replicaset"])
 	}
+}
+
+// A detail shown as it is: e.detail || "", ${e.detail}, "  " + e.detail : "".
+var shownDetail = regexp.MustCompile(`\.detail\s*(?:\|\||[:)}\],;` + "`" + `])`)
+
+// The page says a timeline line's detail, and a change's on an object's
+// page, in its language with the terminal's words: the lab sends each
+// detail worded in every language (timeline.DetailIn, from lab/lang's
+// catalog), in the snapshot, the stream and the object's page, and app.js
+// shows a detail only through detailText, which picks the page's.
+func TestDetailsInThePagesLanguage(t *testing.T) {
+	js, _ := static.ReadFile("static/app.js")
+	for i, line := range strings.Split(string(js), "\n") {
+		if shownDetail.MatchString(line) && !strings.Contains(line, "function detailText(") {
+			t.Errorf("app.js:%d: a detail shown as recorded, in English, not through detailText: %s", i+1, strings.TrimSpace(line))
+		}
+	}
+
+	s, ts := newServer(t)
+	running := timeline.Event{Actor: "kubelet (simulated)", Verb: timeline.Status, Kind: "Pod", Name: "web-1-a", Detail: "Running, Ready"}
+	deleting := timeline.Event{Actor: "you (kubectl)", Verb: timeline.Delete, Kind: "Pod", Name: "web-1-a", Detail: "deletion requested (graceful)"}
+	v1 := pod("u1", "web-1-a", "1", map[string]any{"phase": "Pending"})
+	s.Observe(timeline.Change{Resource: podsGVR, Kind: "Pod", New: v1, Initial: true})
+	running.Time = time.Now()
+	s.Observe(timeline.Change{Resource: podsGVR, Kind: "Pod", Old: v1, New: pod("u1", "web-1-a", "2", map[string]any{"phase": "Running"}), Event: &running})
+	s.Record(running)
+	want := func(what string, got map[lang.Lang]string, e timeline.Event) {
+		t.Helper()
+		if zh := timeline.DetailIn(lang.ZH, e); got[lang.ZH] != zh || zh == e.Detail {
+			t.Errorf("%s: details %q, want zh %q (the terminal's)", what, got, zh)
+		}
+	}
+
+	get := func(path string, v any) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, ts.URL+path, nil)
+		req.Header.Set("Authorization", "Bearer "+s.Token())
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if err := json.NewDecoder(resp.Body).Decode(v); err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %d, %v", path, resp.StatusCode, err)
+		}
+	}
+	var snap message
+	get("/api/state", &snap)
+	if len(snap.Events) != 1 {
+		t.Fatalf("snapshot: %d lines, want 1", len(snap.Events))
+	}
+	want("the snapshot's line", snap.Events[0].Details, running)
+	var page Page
+	get("/api/object?uid=u1", &page)
+	if len(page.History) != 2 {
+		t.Fatalf("page: %d changes, want 2", len(page.History))
+	}
+	want("the object page's change", page.History[0].Details, running)
+
+	// A line of the stream, after its snapshot.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL+"/api/stream", nil)
+	req.Header.Set("Authorization", "Bearer "+s.Token())
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 1<<20)
+	var msgs []message
+	for len(msgs) < 2 && sc.Scan() {
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		var m message
+		if err := json.Unmarshal([]byte(data), &m); err != nil {
+			t.Fatal(err)
+		}
+		msgs = append(msgs, m)
+		if m.Type == "snapshot" {
+			s.Record(deleting)
+		}
+	}
+	if len(msgs) != 2 || msgs[1].Type != "event" || msgs[1].Event == nil {
+		t.Fatalf("stream: %+v, want the snapshot and a line", msgs)
+	}
+	want("the stream's line", msgs[1].Event.Details, deleting)
 }

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
+	"github.com/crdlab/crdlab/lab/lang"
 	"github.com/crdlab/crdlab/lab/timeline"
 )
 
@@ -36,18 +37,48 @@ type revision struct {
 	Actor  string    `json:"actor"`
 	Verb   string    `json:"verb"`
 	Detail string    `json:"detail,omitempty"`
+	// Details is Detail in the other languages (detailsOf).
+	Details map[lang.Lang]string `json:"details,omitempty"`
 	// obj is the object after the change (nil for a deletion).
 	obj *unstructured.Unstructured
+}
+
+// event is a line of the timeline as the page gets it: the line, with its
+// detail in English as recorded, and in each other language crdlab speaks
+// as the terminal says it (timeline.DetailIn). The words of a detail have
+// one owner, lab/lang's catalog: the page picks the detail of its language
+// and translates none.
+type event struct {
+	timeline.Event
+	Details map[lang.Lang]string `json:"details,omitempty"`
+}
+
+// eventOf returns e as the page gets it.
+func eventOf(e timeline.Event) event { return event{Event: e, Details: detailsOf(e)} }
+
+// detailsOf returns e's detail in each language crdlab speaks but English,
+// where it has one.
+func detailsOf(e timeline.Event) map[lang.Lang]string {
+	if e.Detail == "" {
+		return nil
+	}
+	out := map[lang.Lang]string{}
+	for _, l := range lang.All {
+		if l != lang.EN {
+			out[l] = timeline.DetailIn(l, e)
+		}
+	}
+	return out
 }
 
 // message is one message of the stream to the page.
 type message struct {
 	Type    string            `json:"type"` // snapshot, object, event, report
 	Object  *Summary          `json:"object,omitempty"`
-	Event   *timeline.Event   `json:"event,omitempty"`
+	Event   *event            `json:"event,omitempty"`
 	Report  json.RawMessage   `json:"report,omitempty"`
 	Objects []Summary         `json:"objects,omitempty"`
-	Events  []timeline.Event  `json:"events,omitempty"`
+	Events  []event           `json:"events,omitempty"`
 	Reports []json.RawMessage `json:"reports,omitempty"`
 }
 
@@ -163,7 +194,10 @@ func (s *store) record(e timeline.Event) {
 		}
 		s.events[i] = e
 	}
-	s.publish(message{Type: "event", Event: &e})
+	if len(s.subs) > 0 { // the details in each language only for a page that reads them
+		ev := eventOf(e)
+		s.publish(message{Type: "event", Event: &ev})
+	}
 }
 
 // appendBounded appends v to s, of which only the last max elements count
@@ -246,7 +280,10 @@ func (s *store) snapshot() message {
 }
 
 func (s *store) snapshotLocked() message {
-	m := message{Type: "snapshot", Objects: []Summary{}, Events: append([]timeline.Event{}, lastOf(s.events, maxEvents)...), Reports: append([]json.RawMessage{}, lastOf(s.reports, maxReports)...)}
+	m := message{Type: "snapshot", Objects: []Summary{}, Events: []event{}, Reports: append([]json.RawMessage{}, lastOf(s.reports, maxReports)...)}
+	for _, e := range lastOf(s.events, maxEvents) {
+		m.Events = append(m.Events, eventOf(e))
+	}
 	for _, r := range s.objects {
 		m.Objects = append(m.Objects, r.summary)
 	}
@@ -304,6 +341,7 @@ func (s *store) page(uid string) (Page, bool) {
 			cur = toYAML(rev.obj, true)
 		}
 		pc := PageChange{revision: rev}
+		pc.Details = detailsOf(timeline.Event{Verb: rev.Verb, Kind: p.Summary.Kind, Detail: rev.Detail})
 		switch {
 		case rev.Verb == "EXISTED":
 		case i == 0 && p.Dropped > 0 && rev.obj != nil:

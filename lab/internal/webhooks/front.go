@@ -254,12 +254,12 @@ func (f *Front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(resp.StatusCode)
 	_, _ = w.Write(answer)
 	if resp.StatusCode != http.StatusOK {
-		f.record(start, timeline.ReviewFailed(t.hook, body, fmt.Sprintf("%s answered HTTP %d: %s", t.url, resp.StatusCode, strings.TrimSpace(clip(answer)))))
+		f.record(start, timeline.ReviewFailed(t.hook, body, fmt.Sprintf(timeline.AnsweredHTTP, t.url, resp.StatusCode, strings.TrimSpace(clip(answer)))))
 		return
 	}
 	events := timeline.ReviewEvents(t.hook, body, answer)
 	if len(events) == 0 {
-		events = append(events, timeline.ReviewFailed(t.hook, body, "the apiserver sent something that is not a review"))
+		events = append(events, timeline.ReviewFailed(t.hook, body, timeline.NotAReview))
 	}
 	for _, e := range events {
 		f.record(start, e)
@@ -284,13 +284,13 @@ func (f *Front) why(r *http.Request, err error, t target) string {
 		if q := r.URL.Query().Get("timeout"); q != "" {
 			timeout += " " + q
 		}
-		return fmt.Sprintf("no answer from %s in time: the apiserver gave up (the webhook's %s)", t.url, timeout)
+		return fmt.Sprintf(timeline.NoAnswerInTime, t.url, timeout)
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return fmt.Sprintf("nothing serves on %s (connection refused): start your webhook server there, with the certificate in %s", t.url.Host, f.certs.Dir)
+		return fmt.Sprintf(timeline.NothingServes, t.url.Host, f.certs.Dir)
 	case errors.As(err, &unknownCA), errors.As(err, &hostErr):
-		return fmt.Sprintf("%s: its certificate is not the lab's (%v): serve with %s and %s of %s", t.url.Host, err, CertFile, KeyFile, f.certs.Dir)
+		return fmt.Sprintf(timeline.NotTheLabsCertificate, t.url.Host, err, CertFile, KeyFile, f.certs.Dir)
 	}
-	return fmt.Sprintf("calling %s: %v", t.url, err)
+	return fmt.Sprintf(timeline.CallFailed, t.url, err)
 }
 
 // clip is the start of a body, for a line.

@@ -38,6 +38,12 @@ function t(msg, ...args) {
   return tr.replace(/\{(\d+)\}/g, (_, i) => String(args[Number(i)]));
 }
 
+// detailText is a timeline line's detail (or a change's, on an object's
+// page) in the page's language: the lab sends it worded in each language
+// (details, from lab/lang's catalog, as the terminal says it), the page
+// translates none of it. English: the detail as recorded.
+function detailText(e) { return (e.details && e.details[lang]) || e.detail || ""; }
+
 // actorName names a timeline actor, with a gloss in Chinese:
 // replicaset（副本集控制器）. Filters keep the actor's own name.
 function actorName(a) { return (LANG.actors[lang] || {})[a] || a; }
@@ -344,7 +350,7 @@ function eventItem(e) {
   const verb = document.createElement("span"); verb.className = "verb v-" + e.verb; verb.textContent = e.verb;
   const obj = document.createElement("span"); obj.className = "obj";
   obj.textContent = `${e.kind.toLowerCase()}/${e.name}` + (e.namespace && state.ns !== e.namespace ? ` (${e.namespace})` : "");
-  const detail = document.createElement("span"); detail.className = "detail"; detail.textContent = e.detail || "";
+  const detail = document.createElement("span"); detail.className = "detail"; detail.textContent = detailText(e);
   li.append(time, actor, verb, obj, detail);
   const o = objectOf(e);
   if (o && o.uid === state.sel) li.classList.add("sel");
@@ -395,7 +401,7 @@ function renderLanes() {
     c.setAttribute("r", o && o.uid === state.sel ? 7 : 5);
     c.setAttribute("class", "v-" + e.verb);
     const title = document.createElementNS(SVG, "title");
-    title.textContent = `${actorName(e.actor)} ${e.verb} ${e.kind.toLowerCase()}/${e.name} ${e.detail || ""}`;
+    title.textContent = `${actorName(e.actor)} ${e.verb} ${e.kind.toLowerCase()}/${e.name} ${detailText(e)}`;
     c.append(title);
     c.addEventListener("click", () => { const o = objectOf(e); if (o) select(o.uid); });
     parts.push(c);
@@ -475,7 +481,7 @@ function renderPage(p, err) {
       el("time", {}, new Date(c.time).toTimeString().slice(0, 8)), " ",
       el("span", { className: "actor" }, actorName(c.actor)), " ",
       el("span", { className: "verb v-" + c.verb }, c.verb), " ",
-      el("span", { className: "detail" }, c.detail || "")));
+      el("span", { className: "detail" }, detailText(c))));
     if (c.diff) d.append(diffPre(c.diff));
     else d.append(el("p", { className: "msg" }, c.verb === "EXISTED" ? t("It was there when crdlab started watching.") : c.verb === "DELETE" ? t("Deleted.") : t("No diff: the version before it is not kept.")));
     history.append(d);
@@ -577,7 +583,7 @@ function renderScenario() {
       case "event": {
         if (!r.event || !r.step) break;
         const e = r.event;
-        const line = el("li", { className: e.late ? "late" : "" }, `${e.actor} ${e.verb} ${e.kind.toLowerCase()}/${e.name}${e.detail ? "  " + e.detail : ""}`);
+        const line = el("li", { className: e.late ? "late" : "" }, `${e.actor} ${e.verb} ${e.kind.toLowerCase()}/${e.name}${e.detail ? "  " + detailText(e) : ""}`);
         line.dataset.revision = e.revision || "";
         linesOf(r.step).append(line);
         const li = stepItems.get(r.step);
