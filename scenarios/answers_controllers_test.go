@@ -71,6 +71,9 @@ var learnerControllers = map[string]learnerController{
 	"requeue-30s": {owner: controllerReference, requeue: 30 * time.Second},
 }
 
+// runs counts the learner's controllers run in this process.
+var runs int
+
 var learnerUserGVK = schema.GroupVersionKind{Group: "auth.ilinux.io", Version: "v1beta1", Kind: "User"}
 
 func newLearnerUser() *unstructured.Unstructured {
@@ -103,7 +106,10 @@ func runLearnerController(ctx context.Context, name, ns string) (stop func()) {
 	})
 	Expect(err).NotTo(HaveOccurred())
 	r := &learnerReconciler{Client: mgr.GetClient(), scheme: scheme, lc: lc}
-	b := ctrl.NewControllerManagedBy(mgr).Named("answer-" + name).For(newLearnerUser())
+	// A controller's name is registered once per process (its metrics):
+	// each run of an answer's controller is another.
+	runs++
+	b := ctrl.NewControllerManagedBy(mgr).Named(fmt.Sprintf("answer-%s-%d", name, runs)).For(newLearnerUser())
 	if lc.owns != nil {
 		b = lc.owns(b, scheme, mgr)
 	}
