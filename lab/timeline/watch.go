@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 )
@@ -103,11 +102,11 @@ func WatchWith(ctx context.Context, cfg *rest.Config, sink Sink, opts Options) e
 		return fmt.Errorf("unable to create a discovery client for %s: %w", cfg.Host, err)
 	}
 	w := &watcher{dyn: dyn, sink: &serialSink{sink: sink}, observe: opts.Observe, revisions: opts.Revisions,
-		auditWait: cmp.Or(opts.auditWait, defaultAuditWait), watching: sets.New[schema.GroupVersionResource]()}
+		auditWait: cmp.Or(opts.auditWait, defaultAuditWait), watching: map[schema.GroupResource]*resourceWatch{}}
 	if opts.AuditLog != "" {
 		w.audit = followAudit(ctx, opts.AuditLog)
 	}
-	w.watch(ctx, eventsGVR, w.eventHandler())
+	w.watch(ctx, eventsGVR, w.eventHandler(), nil)
 	for {
 		w.discover(ctx, disc)
 		if synced != nil {
@@ -137,7 +136,10 @@ type watcher struct {
 	dyn       dynamic.Interface
 	sink      Sink
 	observe   func(Change)
-	watching  sets.Set[schema.GroupVersionResource]
+	// watching: the resources watched, each at one version (discover's
+	// goroutine only). Every write to an object reaches the watches of
+	// each version served, so one is enough: two would tell it twice.
+	watching map[schema.GroupResource]*resourceWatch
 }
 
 // serialSink makes a sink safe for the informers' concurrent handlers.
@@ -152,8 +154,12 @@ func (s *serialSink) Record(e Event) {
 	s.sink.Record(e)
 }
 
-// discover starts watching resources not watched yet. Discovery errors for
-// one group (an unavailable aggregated API) do not stop the others.
+// discover starts watching resources not watched yet, at the version the
+// server prefers. A resource already watched keeps its version while that
+// is served (its watch sees every write, in any version); once it is not
+// (a CRD dropped it), the watch moves to the preferred version and tells
+// what changed in between. Discovery errors for one group (an unavailable
+// aggregated API) do not stop the others.
 func (w *watcher) discover(ctx context.Context, disc discovery.DiscoveryInterface) {
 	lists, _ := disc.ServerPreferredResources()
 	for _, list := range lists {
@@ -163,21 +169,25 @@ func (w *watcher) discover(ctx context.Context, disc discovery.DiscoveryInterfac
 		}
 		for _, r := range list.APIResources {
 			gvr := gv.WithResource(r.Name)
-			if ignored.Has(gvr.GroupResource()) || w.watching.Has(gvr) ||
-				!sets.New(r.Verbs...).HasAll("list", "watch") {
+			if ignored.Has(gvr.GroupResource()) || !sets.New(r.Verbs...).HasAll("list", "watch") {
 				continue
 			}
-			w.watch(ctx, gvr, w.objectHandler(r.Kind, gvr))
+			cur := w.watching[gvr.GroupResource()]
+			switch {
+			case cur == nil:
+				w.watch(ctx, gvr, w.objectHandler(r.Kind, gvr), nil)
+			case cur.gvr != gvr && cur.gone.Load():
+				w.watch(ctx, gvr, w.objectHandler(r.Kind, gvr), cur.stop())
+			}
 		}
 	}
 }
 
-func (w *watcher) watch(ctx context.Context, gvr schema.GroupVersionResource, h cache.ResourceEventHandler) {
-	w.watching.Insert(gvr)
-	inf := dynamicinformer.NewFilteredDynamicInformer(w.dyn, gvr, "", 0, cache.Indexers{}, nil).Informer()
-	_, _ = inf.AddEventHandler(h)
-	w.synced = append(w.synced, inf.HasSynced)
-	go inf.RunWithContext(ctx)
+// watch watches gvr, continuing from prev (see startResourceWatch).
+func (w *watcher) watch(ctx context.Context, gvr schema.GroupVersionResource, h cache.ResourceEventHandler, prev map[string]*unstructured.Unstructured) {
+	rw := startResourceWatch(ctx, w.dyn, gvr, h, prev)
+	w.watching[gvr.GroupResource()] = rw
+	w.synced = append(w.synced, rw.store.hasSynced)
 }
 
 // record records e, the line of change c to obj, and tells the observer

@@ -1,0 +1,189 @@
+package timeline
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/cache"
+)
+
+// relistBackoff is how long a resource's watch waits before it lists
+// again after its list or watch failed or ended early. A shared informer
+// waits 0.8 s the first time, doubling up to 30 s (reset only after two
+// quiet minutes): a CRD deleted and created again a few times, as a lesson
+// does, left the timeline blind to its objects for half a minute, and a
+// learner's write reached it as a CREATE long after (or never as theirs).
+// A lab's CRD comes back within a second; a real cluster's 404 list of a
+// deleted CRD every second costs it little.
+var relistBackoff = wait.Backoff{Duration: 100 * time.Millisecond, Factor: 2, Jitter: 0.2, Steps: 8, Cap: time.Second}
+
+// resourceWatch watches one resource of the cluster at one version: a
+// reflector with relistBackoff, into a handlerStore that tells the
+// timeline of each change.
+type resourceWatch struct {
+	gvr    schema.GroupVersionResource
+	store  *handlerStore
+	cancel context.CancelFunc
+	done   chan struct{}
+	// gone: the version's last list or watch said it is not served (404): the CRD
+	// was deleted, or no longer serves this version.
+	gone atomic.Bool
+}
+
+// startResourceWatch watches gvr until ctx is done or the watch is
+// stopped, telling h of each change. prev, if not nil, are the objects a
+// watch of another version of the resource held when it stopped: the
+// first list is compared with them (a change made in between is told),
+// not told as objects found at the start.
+func startResourceWatch(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource,
+	h cache.ResourceEventHandler, prev map[string]*unstructured.Unstructured) *resourceWatch {
+	ctx, cancel := context.WithCancel(ctx)
+	rw := &resourceWatch{gvr: gvr, cancel: cancel, done: make(chan struct{}),
+		store: &handlerStore{h: h, objs: prev, continued: prev != nil}}
+	client := dyn.Resource(gvr)
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			l, err := client.List(ctx, o)
+			rw.gone.Store(apierrors.IsNotFound(err))
+			return l, err
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			wi, err := client.Watch(ctx, o)
+			rw.gone.Store(apierrors.IsNotFound(err))
+			return wi, err
+		},
+	}
+	backoff := relistBackoff
+	r := cache.NewReflectorWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, dyn), &unstructured.Unstructured{}, rw.store, cache.ReflectorOptions{
+		Name: "timeline " + gvr.String(), TypeDescription: gvr.String(), Backoff: &backoff,
+	})
+	go func() {
+		defer close(rw.done)
+		r.RunWithContext(ctx)
+	}()
+	return rw
+}
+
+// stop stops the watch and returns the objects it held.
+func (rw *resourceWatch) stop() map[string]*unstructured.Unstructured {
+	rw.cancel()
+	<-rw.done
+	return rw.store.held()
+}
+
+// handlerStore is a reflector's store that tells h of each change, as a
+// shared informer tells its handlers: the objects of the first list are
+// initial (unless the store continues another's); a later list (after the
+// watch broke) is compared with what the store held, so that a change made
+// meanwhile is told once, as an add, an update or a delete. The reflector
+// calls it from one goroutine; h runs on it.
+type handlerStore struct {
+	h         cache.ResourceEventHandler
+	continued bool // objs are another watch's: nothing is initial
+
+	mu     sync.Mutex
+	objs   map[string]*unstructured.Unstructured
+	synced atomic.Bool
+}
+
+var _ cache.ReflectorStore = &handlerStore{}
+
+func (s *handlerStore) hasSynced() bool { return s.synced.Load() }
+
+func (s *handlerStore) held() map[string]*unstructured.Unstructured {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.objs
+}
+
+func (s *handlerStore) Add(obj any) error    { return s.put(obj) }
+func (s *handlerStore) Update(obj any) error { return s.put(obj) }
+func (s *handlerStore) Resync() error        { return nil }
+
+func (s *handlerStore) put(obj any) error {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return nil
+	}
+	key, err := cache.MetaNamespaceKeyFunc(u)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	if s.objs == nil {
+		s.objs = map[string]*unstructured.Unstructured{}
+	}
+	old, had := s.objs[key]
+	s.objs[key] = u
+	s.mu.Unlock()
+	if had {
+		s.h.OnUpdate(old, u)
+	} else {
+		s.h.OnAdd(u, false)
+	}
+	return nil
+}
+
+func (s *handlerStore) Delete(obj any) error {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return nil
+	}
+	key, err := cache.MetaNamespaceKeyFunc(u)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	delete(s.objs, key)
+	s.mu.Unlock()
+	s.h.OnDelete(u)
+	return nil
+}
+
+// Replace takes a list: the first (of a store that continues none) is
+// initial; any other is compared with what the store held.
+func (s *handlerStore) Replace(list []any, _ string) error {
+	next := make(map[string]*unstructured.Unstructured, len(list))
+	for _, obj := range list {
+		u, ok := obj.(*unstructured.Unstructured)
+		if !ok {
+			continue
+		}
+		key, err := cache.MetaNamespaceKeyFunc(u)
+		if err != nil {
+			return err
+		}
+		next[key] = u
+	}
+	s.mu.Lock()
+	prev := s.objs
+	s.objs = next
+	s.mu.Unlock()
+	initial := !s.synced.Load() && !s.continued
+	for key, u := range next {
+		old, had := prev[key]
+		switch {
+		case !had:
+			s.h.OnAdd(u, initial)
+		case old.GetResourceVersion() != u.GetResourceVersion():
+			s.h.OnUpdate(old, u)
+		}
+	}
+	for key, old := range prev {
+		if _, ok := next[key]; !ok {
+			s.h.OnDelete(cache.DeletedFinalStateUnknown{Key: key, Obj: old})
+		}
+	}
+	s.synced.Store(true)
+	return nil
+}

@@ -1,0 +1,180 @@
+package timeline
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	fakediscovery "k8s.io/client-go/discovery/fake"
+	fakedynamic "k8s.io/client-go/dynamic/fake"
+	"k8s.io/client-go/tools/cache"
+)
+
+func gadget(name, rv string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion("ex.io/v1beta1")
+	u.SetKind("Gadget")
+	u.SetNamespace("default")
+	u.SetName(name)
+	u.SetResourceVersion(rv)
+	return u
+}
+
+// told records what a handlerStore tells, a line each.
+type told struct{ lines []string }
+
+func (t *told) handler() cache.ResourceEventHandler {
+	return cache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(obj any, initial bool) {
+			u := obj.(*unstructured.Unstructured)
+			t.lines = append(t.lines, fmt.Sprintf("add %s@%s initial=%t", u.GetName(), u.GetResourceVersion(), initial))
+		},
+		UpdateFunc: func(old, cur any) {
+			o, c := old.(*unstructured.Unstructured), cur.(*unstructured.Unstructured)
+			t.lines = append(t.lines, fmt.Sprintf("update %s@%s→%s", c.GetName(), o.GetResourceVersion(), c.GetResourceVersion()))
+		},
+		DeleteFunc: func(obj any) {
+			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				t.lines = append(t.lines, "delete (missed) "+d.Obj.(*unstructured.Unstructured).GetName())
+				return
+			}
+			t.lines = append(t.lines, "delete "+obj.(*unstructured.Unstructured).GetName())
+		},
+	}
+}
+
+func (t *told) take() []string {
+	out := t.lines
+	t.lines = nil
+	slices.Sort(out)
+	return out
+}
+
+func TestHandlerStore(t *testing.T) {
+	var got told
+	s := &handlerStore{h: got.handler()}
+	step := func(what string, err error, want ...string) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if l := got.take(); !slices.Equal(l, want) {
+			t.Errorf("%s told\n  %q\nwant\n  %q", what, l, want)
+		}
+	}
+	if s.hasSynced() {
+		t.Fatal("synced before its first list")
+	}
+	step("the first list", s.Replace([]any{gadget("a", "1"), gadget("b", "2")}, "2"),
+		"add a@1 initial=true", "add b@2 initial=true")
+	if !s.hasSynced() {
+		t.Fatal("not synced after its first list")
+	}
+	step("a watch's add", s.Add(gadget("c", "3")), "add c@3 initial=false")
+	step("a watch's update", s.Update(gadget("a", "4")), "update a@1→4")
+	step("an add of one held (a relist's)", s.Add(gadget("c", "5")), "update c@3→5")
+	step("a watch's delete", s.Delete(gadget("b", "6")), "delete b")
+	// The watch broke; meanwhile a did not change, c changed, d was
+	// created, and then c and d deleted: each list is compared.
+	step("a relist", s.Replace([]any{gadget("a", "4"), gadget("c", "7"), gadget("d", "8")}, "8"),
+		"add d@8 initial=false", "update c@5→7")
+	step("a relist", s.Replace([]any{gadget("a", "4")}, "10"), "delete (missed) c", "delete (missed) d")
+
+	// A store that continues another version's watch: nothing is initial.
+	s = &handlerStore{h: got.handler(), continued: true, objs: map[string]*unstructured.Unstructured{
+		"default/a": gadget("a", "4"), "default/b": gadget("b", "5"), "default/c": gadget("c", "6"),
+	}}
+	step("the first list of a store that continues", s.Replace([]any{gadget("a", "4"), gadget("b", "9"), gadget("e", "11")}, "11"),
+		"add e@11 initial=false", "delete (missed) c", "update b@5→9")
+}
+
+// preferring is a discovery client whose preferred resources are set by the test.
+type preferring struct {
+	*fakediscovery.FakeDiscovery
+	mu    sync.Mutex
+	lists []*metav1.APIResourceList
+}
+
+func (p *preferring) prefer(version string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.lists = []*metav1.APIResourceList{{GroupVersion: "ex.io/" + version, APIResources: []metav1.APIResource{
+		{Name: "gadgets", Namespaced: true, Kind: "Gadget", Verbs: metav1.Verbs{"get", "list", "watch"}},
+	}}}
+}
+
+func (p *preferring) ServerPreferredResources() ([]*metav1.APIResourceList, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.lists, nil
+}
+
+// TestDiscoverOneWatchPerResource: a resource is watched at one version,
+// kept while it is served, and moved to the preferred version once it is
+// not, telling what changed in between.
+func TestDiscoverOneWatchPerResource(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	v1beta1 := schema.GroupVersionResource{Group: "ex.io", Version: "v1beta1", Resource: "gadgets"}
+	v1 := v1beta1.GroupResource().WithVersion("v1")
+	a1 := gadget("a", "5")
+	a1.SetAPIVersion("ex.io/v1")
+	b1 := gadget("b", "7")
+	b1.SetAPIVersion("ex.io/v1")
+	dyn := fakedynamic.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{v1beta1: "GadgetList", v1: "GadgetList"},
+		gadget("a", "5"), a1, b1) // b exists in v1 only: created after v1beta1's watch stopped
+
+	var mu sync.Mutex
+	var lines []string
+	w := &watcher{dyn: dyn, watching: map[schema.GroupResource]*resourceWatch{}, auditWait: time.Second,
+		sink: &serialSink{sink: SinkFunc(func(e Event) {
+			mu.Lock()
+			defer mu.Unlock()
+			lines = append(lines, fmt.Sprintf("%s %s", e.Verb, e.Name))
+		})}}
+	disc := &preferring{FakeDiscovery: &fakediscovery.FakeDiscovery{}}
+	synced := func(rw *resourceWatch) {
+		t.Helper()
+		if !cache.WaitForCacheSync(ctx.Done(), rw.store.hasSynced) {
+			t.Fatal("never synced")
+		}
+	}
+
+	disc.prefer("v1beta1")
+	w.discover(ctx, disc)
+	first := w.watching[v1beta1.GroupResource()]
+	if first == nil || first.gvr != v1beta1 {
+		t.Fatalf("watching %v, want gadgets at v1beta1", w.watching)
+	}
+	synced(first)
+
+	// v1 preferred, v1beta1 still served: one watch, as it was.
+	disc.prefer("v1")
+	w.discover(ctx, disc)
+	if got := w.watching[v1beta1.GroupResource()]; got != first || len(w.watching) != 1 {
+		t.Fatalf("after v1 was preferred: watching %v, want only the v1beta1 watch", w.watching)
+	}
+
+	// v1beta1 no longer served: the watch moves to v1 and tells b, created
+	// in between, and not a, which did not change.
+	first.gone.Store(true)
+	w.discover(ctx, disc)
+	second := w.watching[v1beta1.GroupResource()]
+	if second == nil || second.gvr != v1 || len(w.watching) != 1 {
+		t.Fatalf("after v1beta1 was gone: watching %v, want only a v1 watch", w.watching)
+	}
+	synced(second)
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{"CREATE b"}; !slices.Equal(lines, want) {
+		t.Errorf("the timeline told %q, want %q", lines, want)
+	}
+}
