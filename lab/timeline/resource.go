@@ -27,6 +27,10 @@ import (
 // deleted CRD every second costs it little.
 var relistBackoff = wait.Backoff{Duration: 100 * time.Millisecond, Factor: 2, Jitter: 0.2, Steps: 8, Cap: time.Second}
 
+// notServedPoll is how often a resource's list is tried again while its
+// version is not served.
+const notServedPoll = 250 * time.Millisecond
+
 // resourceWatch watches one resource of the cluster at one version: a
 // reflector with relistBackoff, into a handlerStore that tells the
 // timeline of each change.
@@ -52,10 +56,21 @@ func startResourceWatch(ctx context.Context, dyn dynamic.Interface, gvr schema.G
 		store: &handlerStore{h: h, objs: prev, continued: prev != nil}}
 	client := dyn.Resource(gvr)
 	lw := &cache.ListWatch{
+		// A list of a version not served (404) is tried again quietly
+		// until it is served: the reflector would log each failure.
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			l, err := client.List(ctx, o)
-			rw.gone.Store(apierrors.IsNotFound(err))
-			return l, err
+			for {
+				l, err := client.List(ctx, o)
+				rw.gone.Store(apierrors.IsNotFound(err))
+				if !apierrors.IsNotFound(err) {
+					return l, err
+				}
+				select {
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				case <-time.After(notServedPoll):
+				}
+			}
 		},
 		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
 			wi, err := client.Watch(ctx, o)
