@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crdlab/crdlab/fixtures"
+	"github.com/crdlab/crdlab/lab/lang"
 	"github.com/crdlab/crdlab/scenarios"
 )
 
@@ -222,6 +223,11 @@ func playAnswers(ctx context.Context, name string) {
 	p, err := scenarios.NewPlayer(lesson, target(), ns.Name)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(p.Close)
+	// A Chinese learner's lesson, checked at each verdict: the same, said
+	// in Chinese.
+	zh, lessonZH, err := scenarios.NewPlayerIn(lesson, target(), ns.Name, lang.ZH)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(zh.Close)
 
 	played := map[string]bool{}
 	for i := range lesson.Spec.Steps {
@@ -277,6 +283,7 @@ func playAnswers(ctx context.Context, name string) {
 			reset()
 			done := do(a)
 			stillOpen(ctx, p, st.Task, task.Task, a)
+			inChinese(ctx, zh, lessonZH.Spec.Steps[i].Task, task.Task, a, false)
 			done()
 		}
 		for _, a := range task.Right {
@@ -287,6 +294,7 @@ func playAnswers(ctx context.Context, name string) {
 			reset()
 			done := do(a)
 			passes(ctx, p, st.Task, task.Task, a)
+			inChinese(ctx, zh, lessonZH.Spec.Steps[i].Task, task.Task, a, true)
 			done()
 		}
 		reset()
@@ -319,6 +327,29 @@ func passes(ctx context.Context, p *scenarios.Player, t *scenarios.Task, task st
 		func() string {
 			return fmt.Sprintf("%s: the right answer %q does not pass; the lesson says:\n%s", task, a.Name, last)
 		})
+}
+
+// inChinese checks the task again, as a Chinese learner's lesson does,
+// right after its verdict in English: the same verdict (a right answer is
+// waited for as passes does: a check that deletes and waits for a
+// controller starts again), and a "not yet" with no English sentence left
+// in it (lang.Bare: three English words in a row outside quotes, commands
+// and an object's YAML).
+func inChinese(ctx context.Context, zh *scenarios.Player, t *scenarios.Task, task string, a answer, pass bool) {
+	GinkgoHelper()
+	if pass {
+		last := ""
+		Eventually(func() bool {
+			ok, why := zh.Check(ctx, t)
+			last = why
+			return ok
+		}).WithContext(ctx).WithTimeout(verdictWait).WithPolling(250*time.Millisecond).Should(BeTrue(),
+			func() string { return fmt.Sprintf("%s: the right answer %q does not pass in Chinese; the lesson says:\n%s", task, a.Name, last) })
+		return
+	}
+	ok, why := zh.Check(ctx, t)
+	Expect(ok).To(BeFalse(), "%s: the wrong answer %q passes in Chinese", task, a.Name)
+	Expect(lang.Bare(why)).To(BeEmpty(), "%s: %q: English in what the Chinese lesson says:\n%s", task, a.Name, why)
 }
 
 // stillOpen checks that the task stays open after a wrong answer, and that

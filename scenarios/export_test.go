@@ -3,6 +3,8 @@ package scenarios
 import (
 	"context"
 	"fmt"
+
+	"github.com/crdlab/crdlab/lab/lang"
 )
 
 // Player plays a lesson a step at a time, as the answer tables' test
@@ -20,6 +22,19 @@ func NewPlayer(s *Scenario, t Target, ns string) (*Player, error) {
 	r.ns = ns
 	r.ours[ns] = true
 	return &Player{r: r}, nil
+}
+
+// NewPlayerIn is NewPlayer for a learner who reads l: it returns the
+// lesson as they read it too, whose tasks its Check takes.
+func NewPlayerIn(s *Scenario, t Target, ns string, l lang.Lang) (*Player, *Scenario, error) {
+	s = s.In(l)
+	r, err := newRunner(s, t, Options{Lang: l, Lesson: &LessonOptions{Namespace: ns, Files: "${FILES}"}})
+	if err != nil {
+		return nil, nil, err
+	}
+	r.ns = ns
+	r.ours[ns] = true
+	return &Player{r: r}, s, nil
 }
 
 // Do runs steps as a run does, reading their files with from's (the

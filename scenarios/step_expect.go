@@ -91,7 +91,7 @@ func (r *runner) checkOnce(ctx context.Context, e *Expect) (bool, func() error) 
 			// Deleted, but held by a finalizer: say which, in the
 			// object's words.
 			if o.GetDeletionTimestamp() != nil && len(o.GetFinalizers()) > 0 {
-				name += fmt.Sprintf(" (deleting, waiting for its finalizers: %s)", strings.Join(o.GetFinalizers(), ", "))
+				name += l.Msgf(" (deleting, waiting for its finalizers: %s)", strings.Join(o.GetFinalizers(), ", "))
 			}
 			names = append(names, name)
 		}

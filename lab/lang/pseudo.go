@@ -70,8 +70,11 @@ func pseudo(msg string) string {
 
 var (
 	// What is quoted is a command or a name: `…`, "…", '…' (an apostrophe
-	// inside a word, lab's, is not a quote), “…”.
-	quoted = regexp.MustCompile("`[^`\n]*`|\"[^\"\n]*\"|“[^”\n]*”|(?:^|[^\\p{L}])'[^'\n]*'")
+	// inside a word, lab's, is not a quote), “…”; and a value in braces,
+	// an object as YAML or JSON writes it on one line ({kind: User, name: alice}).
+	quoted = regexp.MustCompile("`[^`\n]*`|\"[^\"\n]*\"|“[^”\n]*”|(?:^|[^\\p{L}])'[^'\n]*'|\\{[^{}\n]*\\}")
+	// A line of an object in YAML, indented: a key and its value (data).
+	yamlLine = regexp.MustCompile(`^\s+(?:- )*[A-Za-z0-9_./-]+:(?:\s.*)?$`)
 	// A command line: from crdlab or kubectl to the end of the line.
 	commandLine = regexp.MustCompile(`(?:^|\s)(?:crdlab|kubectl)\s.*$`)
 	// An English word: letters, all lower case or capitalised, with an
@@ -104,6 +107,9 @@ func Bare(out string) []string {
 		}
 		if cells := header(line); len(cells) > 0 && !kubectlSays {
 			runs = append(runs, strings.Join(cells, " "))
+		}
+		if yamlLine.MatchString(line) {
+			continue
 		}
 		line = strings.ReplaceAll(line, markedText, " ")
 		line = quoted.ReplaceAllString(line, " \x00 ")

@@ -64,6 +64,12 @@ func TestBare(t *testing.T) {
 		{"crdlab node list\nNAME   KUBELET", []string{"NAME KUBELET"}},
 		{"⟦kubectl get groups prints⟧ NAME ⟦and⟧ AGE", nil},
 		{"  PASS   delete-pod", nil},
+		// A value, as YAML writes one on a line, is not a sentence.
+		{"metadata.ownerReferences：⟦期望⟧ {- controller: true,   kind: User,   name: alice}", nil},
+		{"{a value} and these three", []string{"and these three"}},
+		// An object's YAML, indented, is data; a sentence is not YAML.
+		{"⟦实际：⟧\n  data:\n    groups: developers, reviewers, admins\n  - name: some user name", nil},
+		{"Note: this is not translated", []string{"Note this is not translated"}},
 	} {
 		if got := Bare(tc.out); !slices.Equal(got, tc.want) {
 			t.Errorf("Bare(%q) = %q, want %q", tc.out, got, tc.want)
