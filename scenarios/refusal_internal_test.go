@@ -1,14 +1,19 @@
 package scenarios
 
 import (
+	"errors"
+	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	webhookutil "k8s.io/apiserver/pkg/util/webhook"
 
 	"github.com/crdlab/crdlab/lab/lang"
+	"github.com/crdlab/crdlab/lab/timeline"
 )
 
 // A refusal is matched by what it is about (field and reason of the
@@ -44,5 +49,42 @@ func TestRefusalCauses(t *testing.T) {
 		case tc.wrong != "" && (err == nil || !strings.Contains(err.Error(), "refused, but not for "+tc.wrong+":")):
 			t.Errorf("%s: got %v, want it refused but not for %s", tc.name, err, tc.wrong)
 		}
+	}
+}
+
+// A write refused because the user's webhook server cannot be reached: the
+// runner's refusal text says the lab's account of it (inside the
+// apiserver's "failed calling webhook" error) in the reader's language, as
+// the timeline does; a step's message is matched against what the
+// apiserver said, and its status is still read from the error. The error
+// is made as the apiserver makes it.
+func TestRefusalSaysAnUnreachableWebhookInChinese(t *testing.T) {
+	why := fmt.Sprintf(timeline.NothingServes, "127.0.0.1:9443", "/tmp/crdlab-1/webhook-certs")
+	refused := apierrors.NewInternalError(&webhookutil.ErrCallingWebhook{
+		WebhookName: "vuser.kb.io",
+		Reason: fmt.Errorf("failed to call webhook: %w", apierrors.NewGenericServerResponse(http.StatusBadGateway, http.MethodPost,
+			schema.GroupResource{}, "", timeline.FrontSays+why, 0, true)),
+	})
+	err := fmt.Errorf("user/tony: %w", refused) // as an apply step returns it
+	const zh = "127.0.0.1:9443 上没有服务在监听（连接被拒绝）：请在那里启动你的 webhook 服务器"
+
+	note, ferr := refusal(lang.ZH, &ExpectError{Code: 500, Message: "nothing serves on 127.0.0.1:9443"}, err)
+	if ferr != nil || !strings.Contains(note, zh) || !strings.Contains(note, `failed calling webhook "vuser.kb.io"`) {
+		t.Errorf("refused as expected, in Chinese: %q, %v; want the account in Chinese inside the apiserver's words", note, ferr)
+	}
+	if note, _ := refusal(lang.EN, &ExpectError{Code: 500}, err); !strings.Contains(note, why) {
+		t.Errorf("refused as expected, in English: %q, want the account as the front said it", note)
+	}
+	_, ferr = refusal(lang.ZH, &ExpectError{Code: 422}, err)
+	var status apierrors.APIStatus
+	if ferr == nil || !strings.Contains(ferr.Error(), "500") || !strings.Contains(ferr.Error(), zh) || !errors.As(ferr, &status) {
+		t.Errorf("refused with another status, in Chinese: %v; want the status, the account in Chinese, and the apiserver's error wrapped", ferr)
+	}
+	if got := saidIn(lang.ZH, err).Error(); !strings.HasPrefix(got, "user/tony: Internal error occurred: ") || !strings.Contains(got, zh) {
+		t.Errorf("a failed step's message in Chinese: %q", got)
+	}
+	other := errors.New("user/tony: admission webhook \"vuser.kb.io\" denied the request: no")
+	if got := saidIn(lang.ZH, other); got != other {
+		t.Errorf("an error without the lab's account: %v, want it as it is", got)
 	}
 }

@@ -212,7 +212,7 @@ func (r *runner) steps(ctx context.Context, res *Result, done map[int]bool) {
 			skipRest = r.opts.Lang.Msgf("skipped: an earlier lab step was skipped (%s)", note)
 			res.Status, res.Message = Skipped, note
 		case err != nil:
-			sr.Status, sr.Message = Failed, err.Error()
+			sr.Status, sr.Message = Failed, saidIn(r.opts.Lang, err).Error()
 			if ctx.Err() != nil {
 				sr.Message = r.opts.Lang.Msgf("interrupted: %v", ctx.Err())
 			}

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/crdlab/crdlab/lab/lang"
+	"github.com/crdlab/crdlab/lab/timeline"
 	"github.com/crdlab/crdlab/scenarios/format"
 )
 
@@ -43,25 +44,46 @@ func refusal(l lang.Lang, e *ExpectError, err error) (string, error) {
 	if err == nil {
 		return "", errors.New(l.Msg("accepted; want a refusal"))
 	}
+	said := saidIn(l, err) // what it is matched against is what the apiserver said
 	code := 0
 	var status apierrors.APIStatus
 	if errors.As(err, &status) {
 		code = int(status.Status().Code)
 	}
 	if e.Code != 0 && code != e.Code {
-		return "", fmt.Errorf(l.Msg("refused with status %d, want %d: %w"), code, e.Code, err)
+		return "", fmt.Errorf(l.Msg("refused with status %d, want %d: %w"), code, e.Code, said)
 	}
 	if e.Message != "" && !strings.Contains(err.Error(), e.Message) {
-		return "", fmt.Errorf(l.Msg("refused, but the message does not contain %q:\n%w"), e.Message, err)
+		return "", fmt.Errorf(l.Msg("refused, but the message does not contain %q:\n%w"), e.Message, said)
 	}
 	if miss := missingCauses(e.Causes, causesOf(err)); len(miss) > 0 {
-		return "", errors.New(l.Msgf("refused, but not for %s: %v", strings.Join(miss, ", "), err))
+		return "", errors.New(l.Msgf("refused, but not for %s: %v", strings.Join(miss, ", "), said))
 	}
 	if code != 0 {
-		return l.Msgf("refused (%d %s): %v", code, apierrors.ReasonForError(err), err), nil
+		return l.Msgf("refused (%d %s): %v", code, apierrors.ReasonForError(err), said), nil
 	}
-	return l.Msgf("refused: %v", err), nil
+	return l.Msgf("refused: %v", said), nil
 }
+
+// saidIn returns the apiserver's refusal err with what crdlab said in it
+// in l: a webhook the lab's front could not reach, whose account the
+// apiserver quotes in English (timeline.WebhookErrorIn, as the timeline's
+// line says it); err itself if it holds none. It wraps err.
+func saidIn(l lang.Lang, err error) error {
+	if said := timeline.WebhookErrorIn(l, err.Error()); said != err.Error() {
+		return &saidError{said: said, err: err}
+	}
+	return err
+}
+
+// saidError is an error with its text in the reader's language.
+type saidError struct {
+	said string
+	err  error
+}
+
+func (e *saidError) Error() string { return e.said }
+func (e *saidError) Unwrap() error { return e.err }
 
 // causesOf returns the field errors of the apiserver's refusal err
 // (status.details.causes).

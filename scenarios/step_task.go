@@ -219,7 +219,7 @@ func (r *runner) checkOne(ctx context.Context, c *format.Check) string {
 		return r.checkRestored(ctx, c.ExpectRestored)
 	case c.ExpectAccepted != nil:
 		if err := r.dryRun(ctx, c.ExpectAccepted.Apply); err != nil {
-			return r.s.Lang().Msgf("%s: refused, want it accepted: %v", r.probeWhat(c.ExpectAccepted.Apply), err)
+			return r.s.Lang().Msgf("%s: refused, want it accepted: %v", r.probeWhat(c.ExpectAccepted.Apply), saidIn(r.s.Lang(), err))
 		}
 	default:
 		e := c.ExpectError

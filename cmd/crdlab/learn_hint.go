@@ -32,13 +32,13 @@ in another terminal) for the next hint of its task, and print it here; the
 lesson's terminal shows it too.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return askHint(cmd.Context(), cmd.OutOrStdout(), g.state())
+			return askHint(cmd.Context(), cmd.OutOrStdout(), g.state(), g.language())
 		},
 	}
 }
 
-func askHint(ctx context.Context, out io.Writer, sd control.Dir) error {
-	answer, err := server.AskHint(ctx, sd)
+func askHint(ctx context.Context, out io.Writer, sd control.Dir, l lang.Lang) error {
+	answer, err := server.AskHint(ctx, sd, l)
 	if err != nil {
 		return err
 	}

@@ -53,7 +53,7 @@ func TestLearnSocketIsOwnerOnly(t *testing.T) {
 		t.Errorf("%s mode %04o, want 0600", sd.LearnSocket(), perm)
 	}
 	var out bytes.Buffer
-	if err := askHint(ctx, &out, sd); err != nil || !strings.Contains(out.String(), "the secret hint") {
+	if err := askHint(ctx, &out, sd, lang.EN); err != nil || !strings.Contains(out.String(), "the secret hint") {
 		t.Fatalf("the owner asks for a hint: %q, %v", out.String(), err)
 	}
 
@@ -91,7 +91,7 @@ func TestLearnSocketIsOwnerOnly(t *testing.T) {
 		t.Errorf("another user asked for a hint through a 0666 socket: %v\n%s", err, got)
 	}
 	out.Reset()
-	if err := askHint(ctx, &out, sd); err != nil || !strings.Contains(out.String(), "the secret hint") {
+	if err := askHint(ctx, &out, sd, lang.EN); err != nil || !strings.Contains(out.String(), "the secret hint") {
 		t.Errorf("the owner after another user's refusal: %q, %v", out.String(), err)
 	}
 }

@@ -279,7 +279,7 @@ func TestPseudoLearnErrors(t *testing.T) {
 		stop()
 		cancel()
 
-		err = askHint(context.Background(), io.Discard, sd)
+		err = askHint(context.Background(), io.Discard, sd, l)
 		if !errors.Is(err, server.ErrNoLesson) {
 			t.Fatalf("crdlab learn hint with no lesson: %v", err)
 		}

@@ -411,6 +411,8 @@ func TestGlossaryProblems(t *testing.T) {
 		{"请求 100 m，用了 200m", 1},
 		{"请求 100m，用了 200m，50%", 0},
 		{"按参与者分道的时间线", 1},
+		{"schema 里没有的字段会被修剪掉", 1},
+		{"schema 里没有的字段会被剪裁掉", 0},
 	} {
 		if got := problems(entries, text{s: tc.s}); len(got) != tc.want {
 			t.Errorf("%q: %d problems %q, want %d", tc.s, len(got), got, tc.want)

@@ -41,6 +41,12 @@ var learnZH = map[string]string{
 	"no lesson is running on %s: start one with 'crdlab learn LESSON'":                          "状态目录 %s 上没有正在运行的课程：先用 'crdlab learn LESSON' 开始一课",
 	"no kubectl on your PATH: where a task says kubectl, run crdlab --state-dir %s kubectl (the lab's own, of its Kubernetes version)": "PATH 里没有 kubectl：任务里写 kubectl 的地方，请运行 crdlab --state-dir %s kubectl（实验环境自带的、与它的 Kubernetes 版本一致的 kubectl）",
 
+	// Asking the running lesson for a hint (lab/server's AskHint: crdlab
+	// learn hint and the web UI's hint button).
+	"no lesson is running on %s: start one with 'crdlab learn LESSON' (%v)": "状态目录 %s 上没有正在运行的课程：先用 'crdlab learn LESSON' 开始一课（%v）",
+	"the lesson's socket %s: %w": "课程的 socket %s：%w",
+	"the lesson's socket %s gave no answer: it answers the user who runs the lesson only": "课程的 socket %s 没有回答：它只回答运行这一课的用户",
+
 	// crdlab learn prepare (cmd/crdlab).
 	"Download and build a lesson's controller skeleton, so that its first go run starts in seconds": "下载并编译课程的控制器骨架，让第一次 go run 几秒钟就能启动",
 	"Write the lesson's files to <state-dir>/learn/LESSON/ (a file of yours\nthere is kept) and build the skeleton of its controller, the Go module in\ntheir folder controller: go mod download, then go build, saying how far it\nis. The first build downloads the skeleton's modules (controller-runtime\nand client-go, about 60, some 100 MB) and compiles them: a few minutes,\nonce. After it, 'go run .' in that folder starts in seconds.\n\nRun it in a terminal of its own while you read the lesson; it needs no\nlab. With no argument, it prepares every lesson that has a controller. It\nneeds Go, as the skeleton's go.mod says; where proxy.golang.org is out of\nreach (in mainland China), export GOPROXY=https://goproxy.cn,direct first.": "把课程的文件写到 <state-dir>/learn/LESSON/（那里已有的你的文件会保留），\n并编译它的控制器骨架，也就是文件中 controller 文件夹里的 Go 模块：先\ngo mod download，再 go build，并随时告诉你进展到哪里。第一次编译要下载骨架\n用到的模块（controller-runtime 和 client-go 等约 60 个，约 100 MB）并编译它们：\n需要几分钟，只有一次。之后在那个文件夹里运行 'go run .'，几秒钟就能启动。\n\n趁阅读课程的时候，在另一个终端里运行它；它不需要实验环境。不带参数时，它准备\n每一个有控制器的课程。它需要 Go，版本见骨架的 go.mod；访问不了\nproxy.golang.org 的话（比如在中国大陆），先执行\nexport GOPROXY=https://goproxy.cn,direct。",

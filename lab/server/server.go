@@ -184,7 +184,7 @@ func start(ctx context.Context, d control.Dir, opts Options, started time.Time) 
 		}
 		s.ui.Lang = opts.Lang
 		s.ui.Course = opts.UI.Course
-		s.ui.Hint = func(ctx context.Context) (string, error) { return AskHint(ctx, d) }
+		s.ui.Hint = func(ctx context.Context, l lang.Lang) (string, error) { return AskHint(ctx, d, l) }
 	}
 	o := opts.Lab
 	o.Lab.WorkDir = string(d)

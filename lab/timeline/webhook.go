@@ -41,6 +41,14 @@ const (
 	NotAReview = "the apiserver sent something that is not a review"
 )
 
+// FrontSays starts the body of the lab's webhook front's answer to the
+// apiserver (HTTP 502) when the call to the user's server got none; the
+// account of why (NothingServes...) follows. The apiserver quotes the body
+// in the error of the write it refuses ("failed calling webhook ...: an
+// error on the server (\"crdlab: ...\")"), which WebhookErrorIn says in
+// the reader's language.
+const FrontSays = "crdlab: "
+
 // How this package tells a webhook's answer it cannot use, and the
 // conversions it describes, as formats.
 const (

@@ -243,6 +243,37 @@ func failureIn(l lang.Lang, why string) string {
 	return why
 }
 
+// frontQuoted is the lab's webhook front's answer (FrontSays and an
+// account) as the apiserver quotes it (%q) in an error.
+var frontQuoted = regexp.MustCompile(`"` + regexp.QuoteMeta(FrontSays) + `(?:[^"\\]|\\.)*"`)
+
+// WebhookErrorIn says an error of the apiserver (msg) in l where it
+// carries the lab's webhook front's account of a call to the user's
+// webhook that got no answer: a write refused because the user's webhook
+// server cannot be reached says "failed calling webhook "…": failed to
+// call webhook: an error on the server ("crdlab: nothing serves on …")
+// has prevented the request from succeeding" (a conversion: "conversion
+// webhook for … failed: …"). The account is said in l's words, as
+// DetailIn says it on the timeline; the rest is what Kubernetes said, as
+// it is. In English, msg as it is.
+func WebhookErrorIn(l lang.Lang, msg string) string {
+	if l != lang.ZH && l != lang.Pseudo {
+		return msg
+	}
+	return frontQuoted.ReplaceAllStringFunc(msg, func(q string) string {
+		body, err := strconv.Unquote(q)
+		if err != nil {
+			return q
+		}
+		why := strings.TrimPrefix(body, FrontSays)
+		said := failureIn(l, why)
+		if said == why {
+			return q
+		}
+		return strconv.Quote(FrontSays + said)
+	})
+}
+
 // formatREs holds, for each format of a webhook call's account and of a
 // conversion call's line, the regular expression that matches what it
 // wrote (formatRE).

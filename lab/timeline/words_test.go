@@ -2,8 +2,14 @@ package timeline
 
 import (
 	"fmt"
+	"net/http"
+	"strconv"
 	"strings"
 	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	webhookutil "k8s.io/apiserver/pkg/util/webhook"
 
 	"github.com/crdlab/crdlab/lab/lang"
 )
@@ -134,5 +140,68 @@ func TestWebhookFailureIn(t *testing.T) {
 		if !lang.ZH.Translated(f) {
 			t.Errorf("%q has no Chinese version in lab/lang (timeline.go)", f)
 		}
+	}
+}
+
+// A write refused because the user's webhook server cannot be reached
+// carries the lab's webhook front's account inside the apiserver's error,
+// which WebhookErrorIn says in the reader's language as DetailIn does on
+// the timeline; what Kubernetes said around it stays as it is. The errors
+// are made as the apiserver makes them: its webhook dispatcher's
+// ErrCallingWebhook around the REST client's error for the front's 502,
+// refused as an internal error; a conversion webhook's error.
+func TestWebhookErrorIn(t *testing.T) {
+	const certs = "/tmp/crdlab-1/webhook-certs"
+	frontSaid := func(why string) error { // the front's http.Error, as the webhook client reads it
+		body := strings.TrimSpace(FrontSays + why + "\n")
+		return apierrors.NewGenericServerResponse(http.StatusBadGateway, http.MethodPost, schema.GroupResource{}, "", body, 0, true)
+	}
+	admission := func(why string) string {
+		return apierrors.NewInternalError(&webhookutil.ErrCallingWebhook{
+			WebhookName: "vuser.kb.io",
+			Reason:      fmt.Errorf("failed to call webhook: %w", frontSaid(why)),
+		}).Error()
+	}
+	conversion := func(why string) string {
+		return apierrors.NewInternalError(fmt.Errorf("conversion webhook for %v failed: %v",
+			schema.GroupVersionKind{Group: "auth.ilinux.io", Version: "v1", Kind: "User"}, frontSaid(why))).Error()
+	}
+	nothing := fmt.Sprintf(NothingServes, "127.0.0.1:9443", certs)
+	cert := fmt.Sprintf(NotTheLabsCertificate, "127.0.0.1:9443", `x509: certificate signed by unknown authority (possibly because of "crypto/rsa: verification error")`, "tls.crt", "tls.key", certs)
+	for _, tc := range []struct {
+		msg, zh string // zh: the Chinese the message must hold
+	}{
+		{admission(nothing), `"crdlab: 127.0.0.1:9443 上没有服务在监听（连接被拒绝）：请在那里启动你的 webhook 服务器，证书在 ` + certs + ` 里"`},
+		{admission(cert), `：它的证书不是实验环境签发的（x509: certificate signed by unknown authority (possibly because of \"crypto/rsa: verification error\")）：请用 ` + certs + ` 里的 tls.crt 和 tls.key 提供服务"`},
+		{conversion(nothing), `"crdlab: 127.0.0.1:9443 上没有服务在监听（连接被拒绝）：`},
+	} {
+		if !strings.Contains(tc.msg, `failed calling webhook "vuser.kb.io"`) && !strings.Contains(tc.msg, "conversion webhook for auth.ilinux.io/v1, Kind=User failed") {
+			t.Fatalf("not the apiserver's error: %s", tc.msg)
+		}
+		if got := WebhookErrorIn(lang.EN, tc.msg); got != tc.msg {
+			t.Errorf("WebhookErrorIn(en) = %q, want it as the apiserver said it", got)
+		}
+		got := WebhookErrorIn(lang.ZH, tc.msg)
+		if !strings.Contains(got, tc.zh) {
+			t.Errorf("WebhookErrorIn(zh, %q) =\n  %q, want it to hold\n  %q", tc.msg, got, tc.zh)
+		}
+		if !strings.HasPrefix(got, "Internal error occurred: ") || !strings.HasSuffix(got, ") has prevented the request from succeeding") {
+			t.Errorf("WebhookErrorIn(zh) = %q: what the apiserver said around the account is as it is", got)
+		}
+		// Only the account is crdlab's to say: the words around it are
+		// the apiserver's, and what the account quotes (a TLS error) Go's.
+		body, err := strconv.Unquote(frontQuoted.FindString(WebhookErrorIn(lang.Pseudo, tc.msg)))
+		account, ok := strings.CutPrefix(body, FrontSays)
+		if err != nil || !ok {
+			t.Fatalf("WebhookErrorIn(xx, %q): no account of the front in it (%v)", tc.msg, err)
+		}
+		account = strings.ReplaceAll(account, `x509: certificate signed by unknown authority (possibly because of "crypto/rsa: verification error")`, "…")
+		if bare := lang.Bare(account); len(bare) > 0 {
+			t.Errorf("WebhookErrorIn(xx): the account %q has English outside the catalog: %q", account, bare)
+		}
+	}
+	other := admission("something else")
+	if got := WebhookErrorIn(lang.ZH, other); got != other {
+		t.Errorf("WebhookErrorIn(zh) of an account it does not know = %q, want it as it is", got)
 	}
 }

@@ -60,16 +60,22 @@ type hintAnswer struct {
 }
 
 // hint asks the running lesson for its task's next hint, as 'crdlab learn
-// hint' does: POST /api/hint. The lesson shows it too, and reports it to
-// the page's task pane.
+// hint' does: POST /api/hint?lang=L, L the page's language (the lab's if
+// none). The lesson shows it too, and reports it to the page's task pane.
 func (s *Server) hint(w http.ResponseWriter, r *http.Request) {
 	if s.Hint == nil {
 		writeJSONStatus(w, http.StatusServiceUnavailable, hintAnswer{Error: ErrNoLesson.Error(), NoLesson: true})
 		return
 	}
+	l := s.Lang
+	if asked, err := lang.Parse(r.URL.Query().Get("lang")); err == nil && r.URL.Query().Has("lang") {
+		l = asked
+	} else if l == "" {
+		l = lang.EN
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), hintWait)
 	defer cancel()
-	text, err := s.Hint(ctx)
+	text, err := s.Hint(ctx, l)
 	if err != nil {
 		writeJSONStatus(w, http.StatusServiceUnavailable, hintAnswer{Error: err.Error(), NoLesson: errors.Is(err, ErrNoLesson)})
 		return

@@ -57,13 +57,15 @@ func TestCourseMap(t *testing.T) {
 	}
 }
 
-// The hint button's request asks the lesson through the lab's Hint and
-// gives its answer; with no lesson running it says so, as noLesson.
+// The hint button's request asks the lesson through the lab's Hint, in
+// the page's language (the lab's if the page names none), and gives its
+// answer; with no lesson running it says so, as noLesson.
 func TestHintButtonAsksTheLesson(t *testing.T) {
 	s, ts := newServer(t)
+	query := ""
 	answer := func() hintAnswer {
 		t.Helper()
-		code, body := request(t, s, http.MethodPost, ts.URL+"/api/hint")
+		code, body := request(t, s, http.MethodPost, ts.URL+"/api/hint"+query)
 		var a hintAnswer
 		if err := json.Unmarshal([]byte(body), &a); err != nil {
 			t.Fatalf("%d %q: %v", code, body, err)
@@ -77,23 +79,35 @@ func TestHintButtonAsksTheLesson(t *testing.T) {
 		t.Errorf("a lab that asks no lesson: %+v", a)
 	}
 	asked := 0
-	s.Hint = func(ctx context.Context) (string, error) {
+	s.Hint = func(ctx context.Context, l lang.Lang) (string, error) {
 		if _, ok := ctx.Deadline(); !ok {
 			return "", errors.New("the ask has no deadline")
 		}
 		asked++
-		return fmt.Sprintf("hint %d: kubectl get apiservice -o yaml", asked), nil
+		return fmt.Sprintf("hint %d (%s): kubectl get apiservice -o yaml", asked, l), nil
 	}
-	if a := answer(); a.Text != "hint 1: kubectl get apiservice -o yaml" || asked != 1 {
+	if a := answer(); a.Text != "hint 1 (en): kubectl get apiservice -o yaml" || asked != 1 {
 		t.Errorf("the lesson's hint: %+v", a)
 	}
-	s.Hint = func(context.Context) (string, error) {
+	s.Lang = lang.ZH
+	if a := answer(); a.Text != "hint 2 (zh): kubectl get apiservice -o yaml" {
+		t.Errorf("the lesson's hint, the page naming no language in a Chinese lab: %+v", a)
+	}
+	query = "?lang=en"
+	if a := answer(); a.Text != "hint 3 (en): kubectl get apiservice -o yaml" {
+		t.Errorf("the lesson's hint, the page in English in a Chinese lab: %+v", a)
+	}
+	s.Lang, query = lang.EN, "?lang=zh"
+	if a := answer(); a.Text != "hint 4 (zh): kubectl get apiservice -o yaml" {
+		t.Errorf("the lesson's hint, the page in Chinese: %+v", a)
+	}
+	s.Hint = func(context.Context, lang.Lang) (string, error) {
 		return "", fmt.Errorf("%w on /tmp/x: start one with 'crdlab learn LESSON'", ErrNoLesson)
 	}
 	if a := answer(); !a.NoLesson || !strings.Contains(a.Error, "crdlab learn LESSON") {
 		t.Errorf("no lesson running: %+v", a)
 	}
-	s.Hint = func(context.Context) (string, error) { asked++; return "a hint", nil }
+	s.Hint = func(context.Context, lang.Lang) (string, error) { asked++; return "a hint", nil }
 	asked = 1
 	if code, _ := request(t, s, http.MethodGet, ts.URL+"/api/hint"); code == http.StatusOK || asked != 1 {
 		t.Errorf("GET /api/hint: %d, asked the lesson %d times: a hint is asked with POST", code, asked-1)

@@ -46,8 +46,9 @@ type Server struct {
 	Course func() ([]Lesson, error)
 	// Hint, if set, asks the running lesson for its task's next hint
 	// (POST /api/hint, the task pane's hint button): the hint, or why
-	// there is none; an error wrapping ErrNoLesson when no lesson runs.
-	Hint func(ctx context.Context) (string, error)
+	// there is none; an error worded in l (the page's language), wrapping
+	// ErrNoLesson when no lesson runs.
+	Hint func(ctx context.Context, l lang.Lang) (string, error)
 
 	store  *store
 	token  string

@@ -266,11 +266,11 @@ lessons and that no lesson comes, through ` + "`after`" + `, after itself.
 ` + "```yaml`" + `
 - name: userID at most 65535, groups required
   zh:
-    name: userID 最大为 65535，groups 必须给定
+    name: userID 不超过 65535，groups 必填
     task:
       text: 编辑 ${FILES}/users-crd.v1.yaml 的 schema……
       hints: [……]
-      check: [userID 大于 65535 的 User 会被拒绝。, 合法的 User 仍然能被接受。]
+      check: [userID 大于 65535 的 User 会被拒绝。, 合法的 User 仍然可以写入。]
   task:
     text: Edit the schema in ${FILES}/users-crd.v1.yaml so that ...
     hints: [The seed's users-crd-with-validation.yaml has these rules.]

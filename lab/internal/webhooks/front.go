@@ -237,7 +237,7 @@ func (f *Front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		why := f.why(r, err, t)
 		f.record(start, timeline.ReviewFailed(t.hook, body, why))
-		http.Error(w, "crdlab: "+why, http.StatusBadGateway)
+		http.Error(w, timeline.FrontSays+why, http.StatusBadGateway)
 		return
 	}
 	defer resp.Body.Close()
@@ -245,7 +245,7 @@ func (f *Front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		why := f.why(r, err, t)
 		f.record(start, timeline.ReviewFailed(t.hook, body, why))
-		http.Error(w, "crdlab: "+why, http.StatusBadGateway)
+		http.Error(w, timeline.FrontSays+why, http.StatusBadGateway)
 		return
 	}
 	if ct := resp.Header.Get("Content-Type"); ct != "" {

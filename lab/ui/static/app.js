@@ -609,7 +609,7 @@ async function askHint(step) {
   renderScenario();
   let text = "";
   try {
-    const r = await fetch("api/hint", { method: "POST" });
+    const r = await fetch("api/hint?lang=" + encodeURIComponent(lang), { method: "POST" }); // its errors in the page's language
     const a = await r.json();
     text = a.noLesson ? t("No lesson is running: start one in a terminal with crdlab learn LESSON.") : (a.text || a.error || "");
   } catch (e) {
