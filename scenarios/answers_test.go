@@ -344,7 +344,9 @@ func inChinese(ctx context.Context, zh *scenarios.Player, t *scenarios.Task, tas
 			last = why
 			return ok
 		}).WithContext(ctx).WithTimeout(verdictWait).WithPolling(250*time.Millisecond).Should(BeTrue(),
-			func() string { return fmt.Sprintf("%s: the right answer %q does not pass in Chinese; the lesson says:\n%s", task, a.Name, last) })
+			func() string {
+				return fmt.Sprintf("%s: the right answer %q does not pass in Chinese; the lesson says:\n%s", task, a.Name, last)
+			})
 		return
 	}
 	ok, why := zh.Check(ctx, t)
