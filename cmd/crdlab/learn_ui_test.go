@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,42 +16,60 @@ import (
 // shown so far, and its check's state, open then passed. Its hint button
 // asks the lesson for the next hint, and its course map shows the
 // learner's progress, 0/1 then 1/1.
-func playLessonInTheUI(t *testing.T, c *cli) {
+// lessonPage is the lab's web UI in a browser, as a learner sees a lesson
+// in it: what a selector finds is read, waited for and clicked.
+type lessonPage struct {
+	t   *testing.T
+	ctx context.Context
+}
+
+// openLessonPage opens the web UI of the lab c runs on.
+func openLessonPage(t *testing.T, c *cli) *lessonPage {
+	t.Helper()
 	chrome := browser(t)
 	url := uiURL.FindString(c.mustRun("status"))
 	if url == "" {
 		t.Fatal("crdlab status shows no web UI URL")
 	}
-	ctx := openPage(t, chrome, url)
-	// text returns the text of the first element selector matches ("" if none).
-	text := func(selector string) string {
-		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector(`+"`"+selector+"`"+`) || {}).innerText || ""`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	waitText := func(selector, want string) {
-		t.Helper()
-		deadline := time.Now().Add(lessonWait)
-		for !strings.Contains(text(selector), want) {
-			if time.Now().After(deadline) {
-				t.Fatalf("the web UI's %s has no %q within %s; the scenario pane:\n%s", selector, want, lessonWait, text("#scenario"))
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	}
+	return &lessonPage{t: t, ctx: openPage(t, chrome, url)}
+}
 
-	// click clicks what selector finds, in one step of the page (the
-	// scenario pane is drawn anew at each report entry).
-	click := func(selector string) {
-		t.Helper()
-		found, err := chromedp.Run(ctx, chromedp.Evaluate[bool](fmt.Sprintf(
-			`(() => { const e = document.querySelector(%q); if (!e) return false; e.dispatchEvent(new MouseEvent("click", {bubbles: true})); return true; })()`, selector)))
-		if err != nil || !found {
-			t.Fatalf("the web UI has no %s to click (%v); the scenario pane:\n%s", selector, err, text("#scenario"))
-		}
+// text returns the text of the first element selector matches ("" if none).
+func (p *lessonPage) text(selector string) string {
+	s, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](`(document.querySelector(`+"`"+selector+"`"+`) || {}).innerText || ""`))
+	if err != nil {
+		p.t.Fatal(err)
 	}
+	return s
+}
+
+// waitText waits until what selector matches has want.
+func (p *lessonPage) waitText(selector, want string) {
+	p.t.Helper()
+	deadline := time.Now().Add(lessonWait)
+	for !strings.Contains(p.text(selector), want) {
+		if time.Now().After(deadline) {
+			p.t.Fatalf("the web UI's %s has no %q within %s (it has %q); the course map:\n%s\nthe scenario pane:\n%s",
+				selector, want, lessonWait, p.text(selector), p.text("#course"), p.text("#scenario"))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// click clicks what selector finds, in one step of the page (the scenario
+// pane is drawn anew at each report entry).
+func (p *lessonPage) click(selector string) {
+	p.t.Helper()
+	found, err := chromedp.Run(p.ctx, chromedp.Evaluate[bool](fmt.Sprintf(
+		`(() => { const e = document.querySelector(%q); if (!e) return false; e.dispatchEvent(new MouseEvent("click", {bubbles: true})); return true; })()`, selector)))
+	if err != nil || !found {
+		p.t.Fatalf("the web UI has no %s to click (%v); the scenario pane:\n%s", selector, err, p.text("#scenario"))
+	}
+}
+
+func playLessonInTheUI(t *testing.T, c *cli) {
+	page := openLessonPage(t, c)
+	ctx, waitText, click := page.ctx, page.waitText, page.click
 	progress := `#course tr[data-lesson="aggregator"] td.done`
 
 	l := c.startLesson("aggregator", "--restart")
