@@ -84,7 +84,7 @@ func TestRefusalSaysAnUnreachableWebhookInChinese(t *testing.T) {
 		t.Errorf("a failed step's message in Chinese: %q", got)
 	}
 	other := errors.New("user/tony: admission webhook \"vuser.kb.io\" denied the request: no")
-	if got := saidIn(lang.ZH, other); got != other {
+	if got := saidIn(lang.ZH, other); got.Error() != other.Error() || !errors.Is(got, other) {
 		t.Errorf("an error without the lab's account: %v, want it as it is", got)
 	}
 }

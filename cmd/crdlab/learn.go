@@ -104,6 +104,7 @@ func runLesson(ctx context.Context, out io.Writer, in io.Reader, g *globalFlags,
 		return err
 	}
 	name := s.Metadata.Name
+	written := s // progress names tasks as the lesson is written, in every language
 	s = s.In(l)
 	sd := g.state()
 	c, err := labForLesson(ctx, out, g, l)
@@ -146,7 +147,7 @@ func runLesson(ctx context.Context, out io.Writer, in io.Reader, g *globalFlags,
 		fmt.Fprintln(out, line)
 	}
 	fmt.Fprintln(out, l.Msg("stuck? press Enter for a hint, or run 'crdlab learn hint' in another terminal"))
-	if n := p.count(s); n > 0 && (p.Cluster == "" || p.Cluster == cluster) {
+	if n := p.count(written); n > 0 && (p.Cluster == "" || p.Cluster == cluster) {
 		fmt.Fprintln(out, l.Msgf("%d of %d tasks done in an earlier session: going on from the next (--restart starts over)", n, tasks(s)))
 	}
 	fmt.Fprintln(out)
@@ -165,10 +166,10 @@ func runLesson(ctx context.Context, out io.Writer, in io.Reader, g *globalFlags,
 		Namespace: f.namespace,
 		Files:     files,
 		Hints:     hints,
-		Done:      p.doneSteps(s),
+		Done:      p.doneSteps(written),
 		DoneIn:    p.Cluster,
 		TaskDone: func(step int) {
-			if err := p.markDone(sd, s, step, cluster, l); err != nil {
+			if err := p.markDone(sd, written, step, cluster, l); err != nil {
 				fmt.Fprintln(out, err)
 			}
 		},
@@ -179,7 +180,7 @@ func runLesson(ctx context.Context, out io.Writer, in io.Reader, g *globalFlags,
 		return err
 	}
 	if ctx.Err() != nil {
-		fmt.Fprintln(out, l.Msgf("stopped: your progress is kept (%d of %d tasks done); 'crdlab learn %s' goes on", p.count(s), tasks(s), arg))
+		fmt.Fprintln(out, l.Msgf("stopped: your progress is kept (%d of %d tasks done); 'crdlab learn %s' goes on", p.count(written), tasks(s), arg))
 		return exitCode(130)
 	}
 	if !res.Passed() {

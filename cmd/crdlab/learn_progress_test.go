@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -43,6 +44,25 @@ func TestLessonProgress(t *testing.T) {
 	again.Done = append(again.Done, 1, 99) // a narrate step, and a step the lesson no longer has
 	if got := again.count(s); got != 1 {
 		t.Errorf("steps that are no task counted: %d", got)
+	}
+	// A newer crdlab's lesson with a step put before its tasks: a task
+	// done is found by its name, not by its old step.
+	moved := *s
+	moved.Spec.Steps = append([]scenarios.Step{s.Spec.Steps[0]}, s.Spec.Steps...)
+	if got := again.doneSteps(&moved); len(got) != 1 || !got[4] {
+		t.Errorf("a task moved from step 3 to 4: done %v, want step 4", got)
+	}
+	// A file of an older crdlab names no task: its steps count, and its
+	// next task done names them.
+	old := &progress{Lesson: "crd-basics", Done: []int{3}, Cluster: "lab-1"}
+	if got := old.doneSteps(s); len(got) != 1 || !got[3] {
+		t.Errorf("an older file's steps: %v", got)
+	}
+	if err := old.markDone(sd, s, 4, "lab-1", lang.EN); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{s.Spec.Steps[2].Name, s.Spec.Steps[3].Name}; !slices.Equal(old.Tasks, want) {
+		t.Errorf("an older file after a task done: tasks %q, want %q", old.Tasks, want)
 	}
 	if err := os.WriteFile(progressFile(sd, "crd-basics"), []byte("{"), 0o644); err != nil {
 		t.Fatal(err)

@@ -102,7 +102,9 @@ func TestLessons(t *testing.T) {
 			t.Errorf("exit %d:\n%s", code, out)
 		}
 	})
-	t.Run("the new lessons in Chinese, in a terminal and in the web UI", func(t *testing.T) { playNewLessonsInChinese(t, learner(t)) })
+	t.Run("the new lessons in English and Chinese, in a terminal and in the web UI", func(t *testing.T) {
+		playNewLessonsInTwoLanguages(t, learner(t))
+	})
 }
 
 // lessonRun is a 'crdlab learn' the test plays the learner of: its output

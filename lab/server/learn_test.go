@@ -81,14 +81,16 @@ func TestAskHintErrorsInTheCatalog(t *testing.T) {
 		t.Helper()
 		msg := err.Error()
 		var causes []error
-		switch e := err.(type) {
-		case interface{ Unwrap() []error }:
-			causes = e.Unwrap()
-		case interface{ Unwrap() error }:
-			causes = []error{e.Unwrap()}
+		var joined interface{ Unwrap() []error }
+		var wrapping interface{ Unwrap() error }
+		switch {
+		case errors.As(err, &joined):
+			causes = joined.Unwrap()
+		case errors.As(err, &wrapping):
+			causes = []error{wrapping.Unwrap()}
 		}
 		for _, c := range causes {
-			if c != ErrNoLesson { // the sentinel is worded, not printed
+			if !errors.Is(c, ErrNoLesson) { // the sentinel is worded, not printed
 				msg = strings.ReplaceAll(msg, c.Error(), "…")
 			}
 		}

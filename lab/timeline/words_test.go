@@ -163,7 +163,7 @@ func TestWebhookErrorIn(t *testing.T) {
 		}).Error()
 	}
 	conversion := func(why string) string {
-		return apierrors.NewInternalError(fmt.Errorf("conversion webhook for %v failed: %v",
+		return apierrors.NewInternalError(fmt.Errorf("conversion webhook for %v failed: %w",
 			schema.GroupVersionKind{Group: "auth.ilinux.io", Version: "v1", Kind: "User"}, frontSaid(why))).Error()
 	}
 	nothing := fmt.Sprintf(NothingServes, "127.0.0.1:9443", certs)
