@@ -52,8 +52,9 @@ type resourceWatch struct {
 func startResourceWatch(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource,
 	h cache.ResourceEventHandler, prev map[string]*unstructured.Unstructured) *resourceWatch {
 	ctx, cancel := context.WithCancel(ctx)
+	q := newHandlerQueue()
 	rw := &resourceWatch{gvr: gvr, cancel: cancel, done: make(chan struct{}),
-		store: &handlerStore{h: h, objs: prev, continued: prev != nil}}
+		store: &handlerStore{h: h, objs: prev, continued: prev != nil, deliver: q.add}}
 	client := dyn.Resource(gvr)
 	lw := &cache.ListWatch{
 		// A list of a version not served (404) is tried again quietly
@@ -82,14 +83,22 @@ func startResourceWatch(ctx context.Context, dyn dynamic.Interface, gvr schema.G
 	r := cache.NewReflectorWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, dyn), &unstructured.Unstructured{}, rw.store, cache.ReflectorOptions{
 		Name: "timeline " + gvr.String(), TypeDescription: gvr.String(), Backoff: &backoff,
 	})
+	told := make(chan struct{})
+	go func() {
+		defer close(told)
+		q.run()
+	}()
 	go func() {
 		defer close(rw.done)
 		r.RunWithContext(ctx)
+		q.close()
+		<-told
 	}()
 	return rw
 }
 
-// stop stops the watch and returns the objects it held.
+// stop stops the watch and returns the objects it held, once h has been
+// told of every change it saw.
 func (rw *resourceWatch) stop() map[string]*unstructured.Unstructured {
 	rw.cancel()
 	<-rw.done
@@ -101,10 +110,15 @@ func (rw *resourceWatch) stop() map[string]*unstructured.Unstructured {
 // initial (unless the store continues another's); a later list (after the
 // watch broke) is compared with what the store held, so that a change made
 // meanwhile is told once, as an add, an update or a delete. The reflector
-// calls it from one goroutine; h runs on it.
+// calls it from one goroutine; h is called in the same order, through
+// deliver.
 type handlerStore struct {
 	h         cache.ResourceEventHandler
 	continued bool // objs are another watch's: nothing is initial
+	// deliver calls a call of h: on a goroutine of a handlerQueue's, so
+	// that a slow handler never holds up the reading of the watch (the
+	// apiserver closes a watch that is not read); nil: at once.
+	deliver func(func())
 
 	mu     sync.Mutex
 	objs   map[string]*unstructured.Unstructured
@@ -114,6 +128,15 @@ type handlerStore struct {
 var _ cache.ReflectorStore = &handlerStore{}
 
 func (s *handlerStore) hasSynced() bool { return s.synced.Load() }
+
+// tell calls call, a call of h, through deliver.
+func (s *handlerStore) tell(call func()) {
+	if s.deliver == nil {
+		call()
+		return
+	}
+	s.deliver(call)
+}
 
 func (s *handlerStore) held() map[string]*unstructured.Unstructured {
 	s.mu.Lock()
@@ -142,9 +165,9 @@ func (s *handlerStore) put(obj any) error {
 	s.objs[key] = u
 	s.mu.Unlock()
 	if had {
-		s.h.OnUpdate(old, u)
+		s.tell(func() { s.h.OnUpdate(old, u) })
 	} else {
-		s.h.OnAdd(u, false)
+		s.tell(func() { s.h.OnAdd(u, false) })
 	}
 	return nil
 }
@@ -161,7 +184,7 @@ func (s *handlerStore) Delete(obj any) error {
 	s.mu.Lock()
 	delete(s.objs, key)
 	s.mu.Unlock()
-	s.h.OnDelete(u)
+	s.tell(func() { s.h.OnDelete(u) })
 	return nil
 }
 
@@ -189,16 +212,65 @@ func (s *handlerStore) Replace(list []any, _ string) error {
 		old, had := prev[key]
 		switch {
 		case !had:
-			s.h.OnAdd(u, initial)
+			s.tell(func() { s.h.OnAdd(u, initial) })
 		case old.GetResourceVersion() != u.GetResourceVersion():
-			s.h.OnUpdate(old, u)
+			s.tell(func() { s.h.OnUpdate(old, u) })
 		}
 	}
 	for key, old := range prev {
 		if _, ok := next[key]; !ok {
-			s.h.OnDelete(cache.DeletedFinalStateUnknown{Key: key, Obj: old})
+			s.tell(func() { s.h.OnDelete(cache.DeletedFinalStateUnknown{Key: key, Obj: old}) })
 		}
 	}
 	s.synced.Store(true)
 	return nil
+}
+
+// handlerQueue runs calls in the order added, on the goroutine that runs
+// run, without bound: as a shared informer's queue, it lets the reflector
+// read the watch while the handler is busy.
+type handlerQueue struct {
+	mu     sync.Mutex
+	cond   *sync.Cond
+	calls  []func()
+	closed bool
+}
+
+func newHandlerQueue() *handlerQueue {
+	q := &handlerQueue{}
+	q.cond = sync.NewCond(&q.mu)
+	return q
+}
+
+func (q *handlerQueue) add(call func()) {
+	q.mu.Lock()
+	q.calls = append(q.calls, call)
+	q.mu.Unlock()
+	q.cond.Signal()
+}
+
+// close makes run return once it has made every call added.
+func (q *handlerQueue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	q.cond.Signal()
+}
+
+func (q *handlerQueue) run() {
+	for {
+		q.mu.Lock()
+		for len(q.calls) == 0 && !q.closed {
+			q.cond.Wait()
+		}
+		calls, closed := q.calls, q.closed
+		q.calls = nil
+		q.mu.Unlock()
+		for _, call := range calls {
+			call()
+		}
+		if closed && len(calls) == 0 {
+			return
+		}
+	}
 }

@@ -172,9 +172,48 @@ func TestDiscoverOneWatchPerResource(t *testing.T) {
 		t.Fatalf("after v1beta1 was gone: watching %v, want only a v1 watch", w.watching)
 	}
 	synced(second)
+	// What the first list found is told on the watch's own goroutine:
+	// stopping the watch waits for it.
+	second.stop()
 	mu.Lock()
 	defer mu.Unlock()
 	if want := []string{"CREATE b"}; !slices.Equal(lines, want) {
 		t.Errorf("the timeline told %q, want %q", lines, want)
+	}
+}
+
+// A handler that takes its time does not hold up the store (the reflector
+// reading the watch); it is told of every change, in order.
+func TestHandlerQueue(t *testing.T) {
+	var got told
+	release := make(chan struct{})
+	slow := got.handler()
+	q := newHandlerQueue()
+	s := &handlerStore{h: cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			<-release
+			slow.OnAdd(obj, false)
+		},
+		UpdateFunc: slow.OnUpdate,
+		DeleteFunc: slow.OnDelete,
+	}, deliver: q.add}
+	ran := make(chan struct{})
+	go func() {
+		defer close(ran)
+		q.run()
+	}()
+	for i := range 100 {
+		if err := s.Add(gadget("a", fmt.Sprint(i+1))); err != nil { // an add, then updates
+			t.Fatal(err)
+		}
+	}
+	if err := s.Delete(gadget("a", "101")); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	q.close()
+	<-ran
+	if len(got.lines) != 101 || got.lines[0] != "add a@1 initial=false" || got.lines[1] != "update a@1→2" || got.lines[100] != "delete a" {
+		t.Errorf("told %d lines, %q … %q; want an add, 99 updates in order and a delete", len(got.lines), got.lines[:min(2, len(got.lines))], got.lines[max(0, len(got.lines)-1):])
 	}
 }
