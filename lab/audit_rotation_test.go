@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -27,20 +28,7 @@ var _ = Describe("the timeline across the audit log's rotation", func() {
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() { Expect(l.Stop()).To(Succeed()) })
 
-		var mu sync.Mutex
-		var lines []timeline.Event
-		wctx, stop := context.WithCancel(ctx)
-		DeferCleanup(stop)
-		synced := make(chan struct{})
-		go func() {
-			defer GinkgoRecover()
-			Expect(timeline.WatchWith(wctx, l.RESTConfig(), timeline.SinkFunc(func(e timeline.Event) {
-				mu.Lock()
-				defer mu.Unlock()
-				lines = append(lines, e)
-			}), timeline.Options{AuditLog: l.Dir().AuditLog(), Revisions: true, Synced: func() { close(synced) }})).To(Succeed())
-		}()
-		Eventually(synced).WithContext(ctx).WithTimeout(30 * time.Second).Should(BeClosed())
+		recorded := recordTimeline(ctx, l)
 
 		big := strings.Repeat("x", 200<<10)
 		rotated := func() []string {
@@ -63,10 +51,8 @@ var _ = Describe("the timeline across the audit log's rotation", func() {
 		// carry the apiserver's time, not when the watch delivered them.
 		var ours []timeline.Event
 		Eventually(func() []timeline.Event {
-			mu.Lock()
-			defer mu.Unlock()
 			var out []timeline.Event
-			for _, e := range lines {
+			for _, e := range recorded() {
 				if e.Name == after.Name {
 					out = append(out, e)
 				}
@@ -117,3 +103,29 @@ var _ = Describe("the timeline across the audit log's rotation", func() {
 		}
 	}, NodeTimeout(5*time.Minute))
 })
+
+// recordTimeline records l's timeline (WatchWith, with its audit log and
+// revisions) until the spec ends, once it is synced; recorded returns the
+// lines so far.
+func recordTimeline(ctx context.Context, l *lab.Lab) (recorded func() []timeline.Event) {
+	GinkgoHelper()
+	var mu sync.Mutex
+	var lines []timeline.Event
+	wctx, stop := context.WithCancel(ctx)
+	DeferCleanup(stop)
+	synced := make(chan struct{})
+	go func() {
+		defer GinkgoRecover()
+		Expect(timeline.WatchWith(wctx, l.RESTConfig(), timeline.SinkFunc(func(e timeline.Event) {
+			mu.Lock()
+			defer mu.Unlock()
+			lines = append(lines, e)
+		}), timeline.Options{AuditLog: l.Dir().AuditLog(), Revisions: true, Synced: func() { close(synced) }})).To(Succeed())
+	}()
+	Eventually(synced).WithContext(ctx).WithTimeout(30 * time.Second).Should(BeClosed())
+	return func() []timeline.Event {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(lines)
+	}
+}

@@ -3,7 +3,6 @@ package lab_test
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -25,20 +24,7 @@ import (
 // version told each write twice once a second version was preferred.
 var _ = Describe("the timeline of a CRD deleted, created again and given a new storage version", func() {
 	It("tells each write to its objects once, while it happens", func(ctx context.Context) {
-		var mu sync.Mutex
-		var lines []timeline.Event
-		wctx, stop := context.WithCancel(ctx)
-		DeferCleanup(stop)
-		synced := make(chan struct{})
-		go func() {
-			defer GinkgoRecover()
-			Expect(timeline.WatchWith(wctx, shared.RESTConfig(), timeline.SinkFunc(func(e timeline.Event) {
-				mu.Lock()
-				defer mu.Unlock()
-				lines = append(lines, e)
-			}), timeline.Options{AuditLog: shared.Dir().AuditLog(), Revisions: true, Synced: func() { close(synced) }})).To(Succeed())
-		}()
-		Eventually(synced).WithContext(ctx).WithTimeout(30 * time.Second).Should(BeClosed())
+		recorded := recordTimeline(ctx, shared)
 
 		c := shared.Client()
 		schemaOf := func(fields ...string) *apiextensionsv1.CustomResourceValidation {
@@ -108,10 +94,8 @@ var _ = Describe("the timeline of a CRD deleted, created again and given a new s
 		told := func(verb, name string) {
 			GinkgoHelper()
 			Eventually(func() []string {
-				mu.Lock()
-				defer mu.Unlock()
 				var got []string
-				for _, e := range lines {
+				for _, e := range recorded() {
 					if e.Kind == "Gadget" {
 						got = append(got, fmt.Sprintf("%s %s", e.Verb, e.Name))
 					}
@@ -188,10 +172,8 @@ var _ = Describe("the timeline of a CRD deleted, created again and given a new s
 		told(timeline.Delete, "third")
 
 		// Each write once: two watches of the resource told each twice.
-		mu.Lock()
-		defer mu.Unlock()
 		count := map[string]int{}
-		for _, e := range lines {
+		for _, e := range recorded() {
 			if e.Kind == "Gadget" {
 				count[fmt.Sprintf("%s %s %d", e.Verb, e.Name, e.Revision)]++
 			}

@@ -148,13 +148,19 @@ func (s *handlerStore) Add(obj any) error    { return s.put(obj) }
 func (s *handlerStore) Update(obj any) error { return s.put(obj) }
 func (s *handlerStore) Resync() error        { return nil }
 
-func (s *handlerStore) put(obj any) error {
+// keyOf returns obj as an object, and its key; nil if it is none.
+func keyOf(obj any) (*unstructured.Unstructured, string, error) {
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok {
-		return nil
+		return nil, "", nil
 	}
 	key, err := cache.MetaNamespaceKeyFunc(u)
-	if err != nil {
+	return u, key, err
+}
+
+func (s *handlerStore) put(obj any) error {
+	u, key, err := keyOf(obj)
+	if u == nil || err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -173,12 +179,8 @@ func (s *handlerStore) put(obj any) error {
 }
 
 func (s *handlerStore) Delete(obj any) error {
-	u, ok := obj.(*unstructured.Unstructured)
-	if !ok {
-		return nil
-	}
-	key, err := cache.MetaNamespaceKeyFunc(u)
-	if err != nil {
+	u, key, err := keyOf(obj)
+	if u == nil || err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -193,15 +195,13 @@ func (s *handlerStore) Delete(obj any) error {
 func (s *handlerStore) Replace(list []any, _ string) error {
 	next := make(map[string]*unstructured.Unstructured, len(list))
 	for _, obj := range list {
-		u, ok := obj.(*unstructured.Unstructured)
-		if !ok {
-			continue
-		}
-		key, err := cache.MetaNamespaceKeyFunc(u)
+		u, key, err := keyOf(obj)
 		if err != nil {
 			return err
 		}
-		next[key] = u
+		if u != nil {
+			next[key] = u
+		}
 	}
 	s.mu.Lock()
 	prev := s.objs
