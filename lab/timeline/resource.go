@@ -23,8 +23,9 @@ import (
 // quiet minutes): a CRD deleted and created again a few times, as a lesson
 // does, left the timeline blind to its objects for half a minute, and a
 // learner's write reached it as a CREATE long after (or never as theirs).
-// A lab's CRD comes back within a second; a real cluster's 404 list of a
-// deleted CRD every second costs it little.
+// While the version is not served (a deleted CRD), the list itself is
+// tried again every notServedPoll, without counting as a failure: a
+// real cluster's 404 list four times a second costs it little.
 var relistBackoff = wait.Backoff{Duration: 100 * time.Millisecond, Factor: 2, Jitter: 0.2, Steps: 8, Cap: time.Second}
 
 // notServedPoll is how often a resource's list is tried again while its
