@@ -136,7 +136,8 @@ test-deps: ## Install what the tests need: Debian's kubectl, tmux for the lesson
 # make test runs CPU-bound cold compiles (overlap.sh, niced) alongside suites that mostly wait
 # on apiservers; SUBMAKE, not $$(MAKE), so that make -n prints them. Fuzzing counts
 # executions: a timed one can fail as it ends (golang/go#75804).
-# go vet's analyzers run in lint (golangci-lint's govet: the same set, loopclosure aside, a no-op since Go 1.22).
+# go vet's analyzers run in lint (golangci-lint's govet: the same set, loopclosure aside, a no-op since Go 1.22),
+# on every module: every go test here runs with -vet=off, since each vet run analyses all imports again.
 SUBMAKE := $(MAKE) --no-print-directory
 test: LINT := main
 test: test-deps verify-manifests verify-generated build lint ## Run every test: lint, unit, integration (real apiserver), CLI, releases, the modules of users' suites, conformance, fuzzing.
@@ -150,6 +151,7 @@ test-modules: build ## Test the modules with their own go.mod (lab/labtest, lab/
 	.ci/make/test-modules.sh
 
 # Kubernetes' e2e.test, from a module on the main module's versions: only what it adds compiles.
+# Not vetted (upstream's code): go test -c's vet alone would analyse all of Kubernetes again.
 E2E ?= bin/e2e.test
 CONFORMANCE_FOCUS ?= \[sig-api-machinery\].*\[Conformance\]
 # Tests calling a deployed image fail on simulated nodes (docs/conformance.md).
@@ -159,7 +161,7 @@ CONFORMANCE_CI_FOCUS ?= \[sig-api-machinery\] (CustomResourceDefinition resource
 CONFORMANCE_CI_SKIP ?= \[Slow\]
 
 $(E2E): lab/internal/conformance/go.mod lab/internal/conformance/go.sum
-	cd lab/internal/conformance && $(GO) test -c -o $(CURDIR)/$(E2E) k8s.io/kubernetes/test/e2e
+	cd lab/internal/conformance && $(GO) test -c -vet=off -o $(CURDIR)/$(E2E) k8s.io/kubernetes/test/e2e
 
 conformance: build $(E2E) ## Run the api-machinery conformance tests of Kubernetes' e2e.test against a lab; writes docs/conformance/results.json and docs/conformance.md.
 	FOCUS='$(CONFORMANCE_FOCUS)' SKIP='$(CONFORMANCE_SKIP)' REPORT=1 bash lab/internal/conformance/run.sh
@@ -171,8 +173,8 @@ conformance-report: ## Regenerate docs/conformance.md from docs/conformance/resu
 	cd lab/internal/conformance && $(GO) run ./report -results $(CURDIR)/docs/conformance/results.json -doc $(CURDIR)/docs/conformance.md
 
 fuzz: ## Fuzz the scenario loader and crd migrate's converter for 3 minutes each (FUZZTIME=10m for longer).
-	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(or $(FUZZTIME),3m) -fuzzminimizetime 1x ./scenarios/format/
-	$(GO) test -run '^$$' -fuzz FuzzCRD -fuzztime $(or $(FUZZTIME),3m) -fuzzminimizetime 1x ./fixtures/migrate/
+	$(GO) test -vet=off -run '^$$' -fuzz FuzzParse -fuzztime $(or $(FUZZTIME),3m) -fuzzminimizetime 1x ./scenarios/format/
+	$(GO) test -vet=off -run '^$$' -fuzz FuzzCRD -fuzztime $(or $(FUZZTIME),3m) -fuzzminimizetime 1x ./fixtures/migrate/
 
 chaos: ## Fault injection: kill -9 each process of a lab on --data-dir under a steady writer, ROUNDS times (default 3); prints recovery times and writes acknowledged/found.
 	CRDLAB_CHAOS_ROUNDS=$(or $(ROUNDS),3) $(GO) test -vet=off -count=1 -v -run '^TestChaos$$' -timeout 30m ./cmd/crdlab/

@@ -20,7 +20,8 @@ func TestDependencies(t *testing.T) {
 	}
 }
 
-// A project on a newer controller-runtime than the wrapper's keeps its
+// A project on a newer controller-runtime than the wrapper's (and, in
+// crdlab's repository, on the main module's other versions) keeps its
 // own: minimal version selection takes the newer, the wrapper builds
 // against it, and k8s.io/kubernetes stays out.
 func TestYourControllerRuntimeWins(t *testing.T) {
@@ -36,7 +37,7 @@ go 1.26.0
 require (
 	github.com/crdlab/crdlab/lab/labtest/trace v0.0.0
 	sigs.k8s.io/controller-runtime v0.25.2
-)
+`+mainModuleRequires(t, filepath.Join(here, "..", "..", "..", "go.mod"))+`)
 
 replace github.com/crdlab/crdlab/lab/labtest/trace => `+here+`
 
@@ -84,6 +85,63 @@ func noKubernetes(t *testing.T, graph string) {
 			t.Errorf("go mod graph: %s", line)
 		}
 	}
+}
+
+// mainModuleRequires returns the requirements of crdlab's main module
+// (gomod, its go.mod) as lines of a require block, each at the version
+// the main module builds (its replace directives applied), but crdlab's
+// own modules and k8s.io/kubernetes: the project of
+// TestYourControllerRuntimeWins then selects the main module's version of
+// each module it shares with it, so that its build reuses the packages go
+// test compiled for the main module instead of compiling a client-go and
+// a controller-runtime of its own (about 270 CPU-s, cold). Outside
+// crdlab's repository (no gomod) it returns nothing: the project selects
+// its versions alone.
+func mainModuleRequires(t *testing.T, gomod string) string {
+	t.Helper()
+	data, err := os.ReadFile(gomod)
+	if os.IsNotExist(err) {
+		return ""
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	type requirement struct{ path, version string }
+	var required []requirement
+	replaced := map[string]string{}
+	block := "" // the directive of the block the line is in
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		directive := block
+		switch {
+		case len(f) == 2 && f[1] == "(":
+			block = f[0]
+			continue
+		case len(f) == 1 && f[0] == ")":
+			block = ""
+			continue
+		case len(f) > 1 && (f[0] == "require" || f[0] == "replace"): // one line
+			directive, f = f[0], f[1:]
+		}
+		switch {
+		case directive == "require" && len(f) >= 2:
+			required = append(required, requirement{f[0], f[1]})
+		case directive == "replace" && len(f) == 4 && f[1] == "=>" && f[2] == f[0]: // path => path version
+			replaced[f[0]] = f[3]
+		}
+	}
+	var b strings.Builder
+	for _, r := range required {
+		if v, ok := replaced[r.path]; ok {
+			r.version = v
+		}
+		if strings.HasPrefix(r.path, "github.com/crdlab/") || r.path == "k8s.io/kubernetes" ||
+			r.path == "sigs.k8s.io/controller-runtime" || r.version == "v0.0.0" {
+			continue
+		}
+		b.WriteString("\t" + r.path + " " + r.version + "\n")
+	}
+	return b.String()
 }
 
 func goCmd(t *testing.T, dir string, args ...string) string {
