@@ -58,18 +58,53 @@ const SimulatedLabel = "crdlab.dev/simulated"
 
 // register creates the Node with a Ready status and its Lease (a kubelet
 // registers with its status set too), or takes over an existing one (a
-// lab restarted on the same data dir) and sets its status Ready.
+// lab restarted on the same data dir): it sets the node's own labels,
+// then its status Ready.
 func (k *Kubelet) register(ctx context.Context, n *node) error {
 	want := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n.name, Labels: nodeLabels(n)}}
 	k.setStatus(want, n, metav1.Now())
 	_, err := k.client.CoreV1().Nodes().Create(ctx, want, metav1.CreateOptions{FieldManager: FieldManager})
 	if apierrors.IsAlreadyExists(err) {
-		err = k.updateNodeStatus(ctx, n, nil)
+		err = k.updateLabels(ctx, n)
+		if err == nil {
+			err = k.updateNodeStatus(ctx, n, nil)
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("unable to register node %s: %w", n.name, err)
 	}
 	return k.renewLease(ctx, n)
+}
+
+// updateLabels sets the labels of nodeLabels(n) on an existing Node where
+// they differ, as a kubelet that registers again does with its default
+// labels (updateDefaultLabels): a lab restarted on its data dir with
+// --zones, or another number of zones, moves its nodes to their zones. A
+// label the node no longer has a value for (no zones now) is left, as a
+// kubelet leaves it; so are labels others set.
+func (k *Kubelet) updateLabels(ctx context.Context, n *node) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur, err := k.client.CoreV1().Nodes().Get(ctx, n.name, metav1.GetOptions{})
+		if err != nil {
+			return fmt.Errorf("unable to read node %s: %w", n.name, err)
+		}
+		changed := false
+		for key, v := range nodeLabels(n) {
+			if cur.Labels[key] != v {
+				if cur.Labels == nil {
+					cur.Labels = map[string]string{}
+				}
+				cur.Labels[key], changed = v, true
+			}
+		}
+		if !changed {
+			return nil
+		}
+		if _, err := k.client.CoreV1().Nodes().Update(ctx, cur, metav1.UpdateOptions{FieldManager: FieldManager}); err != nil {
+			return fmt.Errorf("unable to update the labels of node %s: %w", n.name, err)
+		}
+		return nil
+	})
 }
 
 // updateNodeStatus writes a Ready status with capacity, addresses and the

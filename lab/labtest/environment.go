@@ -95,6 +95,14 @@ type Environment struct {
 	// {"--node-capacity", "cpu=8,memory=32Gi,pods=110"} sets their capacity.
 	NodeCount int
 
+	// Zones spreads the nodes of a lab of its own round robin over that
+	// many zones, zone-a, zone-b…: each node is labelled
+	// topology.kubernetes.io/zone with its zone (and
+	// topology.kubernetes.io/region "lab"), for a controller or a Pod's
+	// topology spread constraint to spread over ('crdlab up --zones'; at
+	// most 26, and no more than the nodes). 0: no zone labels.
+	Zones int
+
 	// WithComponents are the optional components a lab of its own runs
 	// (controller-manager, scheduler, nodes, aggregated-api; nil: all;
 	// empty: none, an apiserver alone as in envtest).
@@ -269,6 +277,9 @@ func (e *Environment) startChild(ctx context.Context, crds []crd) error {
 	}
 	if e.NodeCount > 0 {
 		args = append(args, "--nodes", strconv.Itoa(e.NodeCount))
+	}
+	if e.Zones > 0 {
+		args = append(args, "--zones", strconv.Itoa(e.Zones))
 	}
 	if e.WithComponents != nil {
 		c := strings.Join(e.WithComponents, ",")

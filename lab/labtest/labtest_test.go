@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -41,6 +42,7 @@ func TestMain(m *testing.M) {
 		CRDDirectoryPaths:     []string{"testdata/crds", "testdata/conversion"},
 		ErrorIfCRDPathMissing: true,
 		NodeCount:             2,
+		Zones:                 2,
 		// Served by the tests of webhooks_test.go.
 		WebhookInstallOptions: labtest.WebhookInstallOptions{Paths: []string{"testdata/webhooks"}},
 	}
@@ -158,6 +160,24 @@ func TestNamespaceDeletionCompletes(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatalf("namespace %s was not deleted: %v", ns, err)
+	}
+}
+
+// Zones labels the nodes round robin, as a cloud's nodes are labelled.
+func TestNodesInZones(t *testing.T) {
+	nodes, err := kube.CoreV1().Nodes().List(ctx(t), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	zones := map[string]int{}
+	for _, n := range nodes.Items {
+		zones[n.Labels["topology.kubernetes.io/zone"]]++
+		if r := n.Labels["topology.kubernetes.io/region"]; r != "lab" {
+			t.Errorf("node %s: region %q, want lab", n.Name, r)
+		}
+	}
+	if want := map[string]int{"zone-a": 1, "zone-b": 1}; !reflect.DeepEqual(zones, want) {
+		t.Errorf("nodes by zone: %v, want %v (Zones: 2)", zones, want)
 	}
 }
 
