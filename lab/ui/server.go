@@ -125,6 +125,14 @@ func (s *Server) Handler() http.Handler {
 		}
 		writeJSON(w, p)
 	})
+	mux.HandleFunc("GET /api/group", func(w http.ResponseWriter, r *http.Request) {
+		p, ok := s.store.groupPage(r.URL.Query().Get("owner"), r.URL.Query().Get("state"))
+		if !ok {
+			http.Error(w, "no such group: its owner has no Pods now", http.StatusNotFound)
+			return
+		}
+		writeJSON(w, p)
+	})
 	mux.HandleFunc("GET /api/stream", s.stream)
 	mux.HandleFunc("GET /api/course", s.course)
 	mux.HandleFunc("POST /api/hint", s.hint)
