@@ -274,3 +274,17 @@ func TestAGroupsPageListsItsPods(t *testing.T) {
 		t.Errorf("the group's Pending Pods: %d of %d listed, %+v", len(gp.Members), gp.Total, gp.Group)
 	}
 }
+
+// A node's zone is its topology.kubernetes.io/zone label: the node grid's
+// groups.
+func TestANodesZone(t *testing.T) {
+	n := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Node",
+		"metadata": map[string]any{"name": "n", "labels": map[string]any{zoneLabel: "zone-b"}}}}
+	if z := summarize("Node", "nodes", n).Zone; z != "zone-b" {
+		t.Errorf("zone %q, want zone-b", z)
+	}
+	n.SetLabels(nil)
+	if z := summarize("Node", "nodes", n).Zone; z != "" {
+		t.Errorf("a node of no zone label: zone %q", z)
+	}
+}

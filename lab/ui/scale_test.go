@@ -315,6 +315,27 @@ func TestTenThousandPodsInABrowser(t *testing.T) {
 	if err != nil || h1 != fmt.Sprintf("Pod web-2-%05d", scalePods-scalePending) {
 		t.Errorf("a Pod's page from its group's: %q (%v)", h1, err)
 	}
+
+	// In Chinese: the group's words and the grid's.
+	if _, err := chromedp.Run(page, chromedp.Evaluate[bool](`(() => { const l = document.getElementById("lang"); l.value = "zh"; l.dispatchEvent(new Event("change")); return true; })()`)); err != nil {
+		t.Fatal(err)
+	}
+	type words struct{ Name, State, Zone string }
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		w, err := chromedp.Run(page, chromedp.Evaluate[words](`(() => { const g = document.querySelector('#graph g.box.group[data-owner-name="web-0"]'), z = document.querySelector("#nodegrid .zonehead");
+			return {Name: g ? g.querySelector("text.name").textContent : "", State: g ? g.querySelector("text.count").textContent : "", Zone: z ? z.textContent : ""}; })()`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w.Name == "1000 个 Pod" && w.State == "1000  运行中，就绪" && w.Zone == "zone-a: 334 个节点，334 个就绪" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the page in Chinese: the group %q, %q; the grid %q", w.Name, w.State, w.Zone)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // keep writes a screenshot where CI shows what a test keeps
