@@ -174,3 +174,22 @@ func (s *store) groupPage(owner, state string) (GroupPage, bool) {
 	p.Members = p.Members[:min(len(p.Members), maxMembers)]
 	return p, true
 }
+
+// find returns the UID of the object of kind namespace/name, the one there
+// now else the last deleted one; "" if none is kept. A Pod shown in a group
+// has no box on the page, whose timeline lines name it.
+func (s *store) find(kind, namespace, name string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var found *record
+	for _, r := range s.objects {
+		sum := r.summary
+		if sum.Kind == kind && sum.Namespace == namespace && sum.Name == name && (found == nil || found.summary.Gone && !sum.Gone) {
+			found = r
+		}
+	}
+	if found == nil {
+		return ""
+	}
+	return found.summary.UID
+}

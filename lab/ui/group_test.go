@@ -269,6 +269,12 @@ func TestAGroupsPageListsItsPods(t *testing.T) {
 	if !ok || gp.Total != 300 || len(gp.Members) != maxMembers || gp.Members[0].Name != "api-00000" || gp.Members[maxMembers-1].Name != fmt.Sprintf("api-%05d", maxMembers-1) {
 		t.Fatalf("the group's page: %d of %d listed, the first %v", len(gp.Members), gp.Total, gp.Members[:min(1, len(gp.Members))])
 	}
+	if uid := st.find("Pod", "default", "api-00005"); uid != "api-pod-5" {
+		t.Errorf("the Pod api-00005 found by name: %q", uid)
+	}
+	if uid := st.find("Pod", "other", "api-00005"); uid != "" {
+		t.Errorf("a Pod of another namespace found: %q", uid)
+	}
 	gp, _ = st.groupPage("uid-api", "Pending")
 	if gp.Total != 7 || len(gp.Members) != 7 || gp.Members[6].Name != "api-00006" || gp.Group.States["Pending"] != 7 {
 		t.Errorf("the group's Pending Pods: %d of %d listed, %+v", len(gp.Members), gp.Total, gp.Group)

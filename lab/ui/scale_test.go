@@ -316,6 +316,23 @@ func TestTenThousandPodsInABrowser(t *testing.T) {
 		t.Errorf("a Pod's page from its group's: %q (%v)", h1, err)
 	}
 
+	// A timeline line of a Pod shown in a group opens its page.
+	click(fmt.Sprintf(`#events li[data-name="web-0-%05d"][data-verb="STATUS"]`, scalePods-1))
+	want1 := fmt.Sprintf("Pod web-0-%05d", scalePods-1)
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		h1, err = chromedp.Run(page, chromedp.Evaluate[string](`(document.querySelector("#page h1") || {}).innerText || ""`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h1 == want1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a timeline line of a grouped Pod opens %q, want %q", h1, want1)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
 	// In Chinese: the group's words and the grid's.
 	if _, err := chromedp.Run(page, chromedp.Evaluate[bool](`(() => { const l = document.getElementById("lang"); l.value = "zh"; l.dispatchEvent(new Event("change")); return true; })()`)); err != nil {
 		t.Fatal(err)

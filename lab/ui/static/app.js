@@ -510,7 +510,7 @@ function eventItem(e) {
   li.append(time, actor, verb, obj, detail);
   const o = objectOf(e);
   if (o && o.uid === state.sel) li.classList.add("sel");
-  li.addEventListener("click", () => { const o = objectOf(e); if (o) select(o.uid); });
+  li.addEventListener("click", () => selectLine(e));
   return li;
 }
 
@@ -574,7 +574,7 @@ function renderLanes() {
     const title = document.createElementNS(SVG, "title");
     title.textContent = `${actorName(e.actor)} ${e.verb} ${e.kind.toLowerCase()}/${e.name} ${detailText(e)}`;
     c.append(title);
-    c.addEventListener("click", () => { const o = objectOf(e); if (o) select(o.uid); });
+    c.addEventListener("click", () => selectLine(e));
     parts.push(c);
   }
   if (lanes.length === 0) {
@@ -609,6 +609,19 @@ function openPage(uid) {
   state.pageFor = uid;
   $("drawer").hidden = false;
   refreshPage();
+}
+
+// selectLine selects the object of a timeline line; a Pod shown in a group
+// has no box, so its page is asked for by its name.
+async function selectLine(e) {
+  const o = objectOf(e);
+  if (o) { select(o.uid); return; }
+  if (e.kind !== "Pod") return;
+  const r = await fetch(`api/object?kind=Pod&namespace=${encodeURIComponent(e.namespace || "")}&name=${encodeURIComponent(e.name)}`);
+  if (!r.ok) return;
+  const p = await r.json();
+  state.sel = p.summary.uid;
+  openPage(p.summary.uid);
 }
 
 // selectGroup selects a group of Pods and opens its page: its counts, and
