@@ -99,6 +99,19 @@ var uiZH = map[string]string{
 	"next hint":                 "下一条提示",
 	"asking the lesson…":        "正在向课程要提示…",
 	"No lesson is running: start one in a terminal with crdlab learn LESSON.": "没有正在运行的课程：在终端里运行 crdlab learn LESSON 开始一课。",
+
+	// A big cluster: an owner's Pods as one group, the nodes as a grid.
+	"{0} Pods": "{0} 个 Pod",
+	"{0} Pods of {1} {2}: click to list them": "{1} {2} 的 {0} 个 Pod：点击列出它们",
+	"{0} Pods of {1} {2}":                     "{1} {2} 的 {0} 个 Pod",
+	"(no zone)":                               "（无可用区）",
+	"{0} nodes, {1} Ready":                    "{0} 个节点，{1} 个就绪",
+	"name":                                    "名称",
+	"state":                                   "状态",
+	"node":                                    "节点",
+	"the first {0} of {1}, by name":           "按名称排序，共 {1} 个，列出前 {0} 个",
+	"more than {0} Pods of one owner are one box; pick a state to list its Pods": "同一个属主的 Pod 超过 {0} 个时合成一个方框；选一个状态，列出处于该状态的 Pod",
+	"no such group: its owner has no Pods now":                                   "没有这个分组：它的属主现在没有 Pod",
 }
 
 // stateZH holds the words of an object's state, as the lab says them (lab/ui's

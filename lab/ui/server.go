@@ -118,9 +118,22 @@ func (s *Server) Handler() http.Handler {
 		writeJSON(w, s.store.snapshot())
 	})
 	mux.HandleFunc("GET /api/object", func(w http.ResponseWriter, r *http.Request) {
-		p, ok := s.store.page(r.URL.Query().Get("uid"))
+		q := r.URL.Query()
+		uid := q.Get("uid")
+		if uid == "" && q.Get("name") != "" {
+			uid = s.store.find(q.Get("kind"), q.Get("namespace"), q.Get("name"))
+		}
+		p, ok := s.store.page(uid)
 		if !ok {
 			http.Error(w, "no such object: it was never seen, or deleted long ago", http.StatusNotFound)
+			return
+		}
+		writeJSON(w, p)
+	})
+	mux.HandleFunc("GET /api/group", func(w http.ResponseWriter, r *http.Request) {
+		p, ok := s.store.groupPage(r.URL.Query().Get("owner"), r.URL.Query().Get("state"))
+		if !ok {
+			http.Error(w, "no such group: its owner has no Pods now", http.StatusNotFound)
 			return
 		}
 		writeJSON(w, p)

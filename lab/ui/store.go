@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"maps"
 	"strconv"
 	"sync"
 	"time"
@@ -29,6 +30,9 @@ type record struct {
 	obj       *unstructured.Unstructured // latest (the last seen, once gone)
 	revisions []revision                 // oldest first
 	dropped   int                        // older revisions not kept
+	// A Pod's group (its owner's UID; "" for none, or once deleted) and
+	// the state it counts in there (podState).
+	group, state string
 }
 
 // revision is one change of an object.
@@ -73,11 +77,12 @@ func detailsOf(e timeline.Event) map[lang.Lang]string {
 
 // message is one message of the stream to the page.
 type message struct {
-	Type    string            `json:"type"` // snapshot, object, event, report
+	Type    string            `json:"type"` // snapshot, object, event, batch, report
 	Object  *Summary          `json:"object,omitempty"`
 	Event   *event            `json:"event,omitempty"`
 	Report  json.RawMessage   `json:"report,omitempty"`
 	Objects []Summary         `json:"objects,omitempty"`
+	Groups  []Group           `json:"groups,omitempty"`
 	Events  []event           `json:"events,omitempty"`
 	Reports []json.RawMessage `json:"reports,omitempty"`
 }
@@ -86,14 +91,20 @@ type message struct {
 type store struct {
 	mu      sync.Mutex
 	objects map[string]*record // by UID
+	groups  map[string]*group  // Pods by owner UID
 	gone    []string           // UIDs of deleted objects, oldest first
 	events  []timeline.Event
 	reports []json.RawMessage
 	subs    map[chan []byte]struct{}
+	// What the subscribers have not been sent yet, sent by timer once
+	// flushEvery has passed since flushed.
+	pending batch
+	timer   *time.Timer
+	flushed time.Time
 }
 
 func newStore() *store {
-	return &store{objects: map[string]*record{}, subs: map[chan []byte]struct{}{}}
+	return &store{objects: map[string]*record{}, groups: map[string]*group{}, subs: map[chan []byte]struct{}{}}
 }
 
 // observe takes a change from the timeline's watch.
@@ -150,8 +161,16 @@ func (s *store) observe(c timeline.Change) {
 		r.dropped += n
 	}
 	sum.Changes = len(r.revisions) + r.dropped
+	wasHidden := s.hidden(r)
+	owner, ownerKind, ownerName := "", "", ""
+	if c.Kind == "Pod" && c.New != nil {
+		owner, ownerKind, ownerName = podOwner(cur)
+	}
+	s.regroup(uid, r, owner, ownerKind, ownerName, sum.Namespace, podState(sum))
 	r.summary = sum
-	s.publish(message{Type: "object", Object: &sum})
+	if !s.hidden(r) && (!wasHidden || !sum.Gone) { // the page never had a grouped Pod's box
+		s.queueObject(sum)
+	}
 }
 
 // stale reports whether obj is an older state of the object than held: in
@@ -195,8 +214,7 @@ func (s *store) record(e timeline.Event) {
 		s.events[i] = e
 	}
 	if len(s.subs) > 0 { // the details in each language only for a page that reads them
-		ev := eventOf(e)
-		s.publish(message{Type: "event", Event: &ev})
+		s.queueEvent(eventOf(e))
 	}
 }
 
@@ -231,6 +249,7 @@ func (s *store) report(entry json.RawMessage) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.reports = appendBounded(s.reports, entry, maxReports)
+	s.flushLocked() // the lines before it go before it
 	s.publish(message{Type: "report", Report: entry})
 }
 
@@ -260,6 +279,7 @@ func (s *store) publish(m message) {
 func (s *store) subscribe() (snapshot []byte, ch chan []byte, cancel func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.flushLocked() // what the snapshot has goes to the other subscribers first
 	snapshot, _ = json.Marshal(s.snapshotLocked())
 	ch = make(chan []byte, 4096)
 	s.subs[ch] = struct{}{}
@@ -285,7 +305,16 @@ func (s *store) snapshotLocked() message {
 		m.Events = append(m.Events, eventOf(e))
 	}
 	for _, r := range s.objects {
-		m.Objects = append(m.Objects, r.summary)
+		if !s.hidden(r) {
+			m.Objects = append(m.Objects, r.summary)
+		}
+	}
+	for _, g := range s.groups {
+		if g.Grouped {
+			out := g.Group
+			out.States = maps.Clone(g.States)
+			m.Groups = append(m.Groups, out)
+		}
 	}
 	return m
 }

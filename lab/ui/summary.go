@@ -17,6 +17,8 @@ type Summary struct {
 	Name       string   `json:"name"`
 	Owners     []string `json:"owners,omitempty"` // UIDs of its ownerReferences
 	Node       string   `json:"node,omitempty"`   // a Pod's node
+	Group      string   `json:"group,omitempty"`  // a Pod's owner it is grouped under (podOwner)
+	Zone       string   `json:"zone,omitempty"`   // a Node's topology.kubernetes.io/zone
 	State      string   `json:"state"`            // "Running, Ready", "Ready 2/3", "Terminating"...
 	Level      string   `json:"level"`            // ok, progress, bad: the box's colour
 	Finalizers []string `json:"finalizers,omitempty"`
@@ -24,6 +26,10 @@ type Summary struct {
 	Gone       bool     `json:"gone,omitempty"` // deleted; its page stays
 	Changes    int      `json:"changes"`        // changes seen since the UI started
 }
+
+// zoneLabel is the label of a Node's zone, by which the page's node grid
+// groups the nodes.
+const zoneLabel = "topology.kubernetes.io/zone"
 
 // Levels of Summary.Level.
 const (
@@ -54,8 +60,12 @@ func summarize(kind, resource string, u *unstructured.Unstructured) Summary {
 			s.State += ", held by finalizer " + strings.Join(s.Finalizers, ", ")
 		}
 	}
-	if kind == "Pod" {
+	switch kind {
+	case "Pod":
 		s.Node, _, _ = unstructured.NestedString(u.Object, "spec", "nodeName")
+		s.Group, _, _ = podOwner(u)
+	case "Node":
+		s.Zone = u.GetLabels()[zoneLabel]
 	}
 	return s
 }

@@ -52,7 +52,7 @@ function actorName(a) { return (LANG.actors[lang] || {})[a] || a; }
 // a literal: the words that come from the lab as data (lab/ui's summary of
 // an object's state, a scenario report's status) and the connection's
 // state. lab/ui's test checks each has its Chinese, as every t() of a literal.
-const WORDS = ["live", "disconnected, retrying…", "no such object: it was never seen, or deleted long ago", "Running", "Pending", "Succeeded", "Failed", "Unknown", "Ready", "not Ready", "NotReady",
+const WORDS = ["live", "disconnected, retrying…", "no such object: it was never seen, or deleted long ago", "no such group: its owner has no Pods now", "Running", "Pending", "Succeeded", "Failed", "Unknown", "Ready", "not Ready", "NotReady",
   "not scheduled", "SchedulingDisabled", "Terminating", "Complete", "Active", "Bound", "Available", "not Available",
   "Released", "Lost", "Ready {0}/{1}", "Active {0}", "succeeded {0}", "held by finalizer {0}", ", ",
   "PASSED", "FAILED", "SKIPPED", "RUNNING", "this lab serves no course"];
@@ -111,12 +111,15 @@ function setLang(l) {
 
 const state = {
   objects: new Map(),   // uid → summary
+  byKey: new Map(),     // kind/namespace/name → its summary (objectOf)
+  groups: new Map(),    // owner uid → its Pods as one group (more than lab/ui's groupAbove)
   events: [],           // timeline lines, oldest first
   reports: [],          // scenario report entries
   actors: new Set(),
   ns: "default",
   sel: "",              // selected object's uid
-  pageFor: "",          // uid whose page is open
+  pageFor: "",          // uid whose page is open (GROUP + owner: a group's)
+  groupState: "",       // the state whose Pods a group's page lists ("": all)
   hint: null,           // the lesson's answer to the hint button: {step, text}
   course: null,         // the course map (api/course), while it is open
   courseErr: "",
@@ -136,6 +139,9 @@ function handle(m) {
   switch (m.type) {
     case "snapshot":
       state.objects = new Map(m.objects.map((o) => [o.uid, o]));
+      state.byKey = new Map();
+      for (const o of m.objects) index(o);
+      state.groups = new Map((m.groups || []).map((g) => [g.owner, g]));
       state.events = m.events || [];
       state.actors = new Set(state.events.map((e) => e.actor));
       state.reports = [];
@@ -145,25 +151,24 @@ function handle(m) {
       renderActors();
       renderEvents();
       break;
-    case "object": {
-      const o = m.object;
-      const known = state.objects.get(o.uid);
-      state.objects.set(o.uid, o);
-      if (o.kind === "Namespace" && !known) renderNamespaces();
-      if (o.uid === state.pageFor && (!known || known.changes !== o.changes || known.gone !== o.gone)) refreshPage();
+    case "object":
+      if (applyObject(m.object)) renderNamespaces();
       break;
-    }
-    case "event": {
-      // The lab's timeline comes in the cluster's order (etcd revision); a
-      // line that came late goes in its place, by its revision.
-      const e = m.event;
-      let i = state.events.length;
-      if (e.late && e.revision) while (i > 0 && (state.events[i - 1].revision || 0) > e.revision) i--;
-      const atEnd = i === state.events.length;
-      state.events.splice(i, 0, e);
-      if (state.events.length > 2000) state.events.shift();
-      if (!state.actors.has(e.actor)) { state.actors.add(e.actor); renderActors(); }
-      if (atEnd) appendEvent(e); else renderEvents();
+    case "event":
+      if (addEvent(m.event)) renderEvents();
+      break;
+    case "batch": {
+      // The changes of up to 250 ms (lab/ui's flushEvery): the groups
+      // first (a group hides its Pods' boxes), each object's last state,
+      // the timeline's lines.
+      let ns = false, lines = false;
+      for (const g of m.groups || []) applyGroup(g);
+      for (const o of m.objects || []) ns = applyObject(o) || ns;
+      const events = m.events || [], fresh = [];
+      for (const e of events) lines = addEvent(e, fresh) || lines;
+      if (ns) renderNamespaces();
+      if (lines) renderEvents();
+      else appendEvents(fresh);
       break;
     }
     case "report":
@@ -175,11 +180,57 @@ function handle(m) {
   schedule();
 }
 
-let pending = false;
+// applyObject takes an object's new state; true if the namespace list
+// changes.
+function applyObject(o) {
+  const known = state.objects.get(o.uid);
+  state.objects.set(o.uid, o);
+  index(o);
+  if (o.uid === state.pageFor && (!known || known.changes !== o.changes || known.gone !== o.gone)) refreshPage();
+  return o.kind === "Namespace" && !known;
+}
+
+// applyGroup takes a group's counts: a group hides its Pods' boxes; a
+// group no more (grouped false) is followed by its Pods' boxes.
+function applyGroup(g) {
+  if (!g.grouped) {
+    state.groups.delete(g.owner);
+  } else {
+    if (!state.groups.has(g.owner)) {
+      for (const o of state.objects.values()) if (o.group === g.owner) { state.objects.delete(o.uid); unindex(o); }
+    }
+    state.groups.set(g.owner, g);
+  }
+  if (state.pageFor === GROUP + g.owner) refreshPage();
+}
+
+// addEvent puts a timeline line in its place: the lab's timeline comes in
+// the cluster's order (etcd revision); a line that came late goes in its
+// place, by its revision. True if the list must be drawn again; else the
+// line is added to it, or to fresh (a batch's: appendEvents adds them).
+function addEvent(e, fresh) {
+  let i = state.events.length;
+  if (e.late && e.revision) while (i > 0 && (state.events[i - 1].revision || 0) > e.revision) i--;
+  const atEnd = i === state.events.length;
+  state.events.splice(i, 0, e);
+  if (state.events.length > 2000) state.events.splice(0, state.events.length - 2000);
+  if (!state.actors.has(e.actor)) { state.actors.add(e.actor); renderActors(); }
+  if (!atEnd) return true;
+  if (fresh) fresh.push(e); else appendEvent(e);
+  return false;
+}
+
+// The graph and the lanes are drawn at most every 250 ms: at once after a
+// quiet spell, and once for the changes that come within it (10,000 Pods
+// make thousands a second).
+const DRAW_EVERY = 250;
+let pending = false, drawn = 0;
 function schedule() {
   if (pending) return;
   pending = true;
-  requestAnimationFrame(() => { pending = false; renderGraph(); renderLanes(); });
+  const draw = () => requestAnimationFrame(() => { pending = false; drawn = performance.now(); renderGraph(); renderLanes(); });
+  const wait = drawn + DRAW_EVERY - performance.now();
+  if (wait > 0) setTimeout(draw, wait); else draw();
 }
 
 // ---------- namespaces ----------
@@ -216,9 +267,21 @@ function rank(kind) {
   return i < 0 ? ORDER.indexOf("ReplicaSet") - 0.5 : i; // custom resources among the workloads
 }
 
+// A group of Pods (lab/ui's Group: an owner's Pods, more than 50) as the
+// graph places it: a box under its owner, as tall as its states need.
+const GROUP = "group:";
+function groupItem(g) {
+  const h = Math.max(BOX_H, 36 + 14 * Object.keys(g.states).length);
+  return { uid: GROUP + g.owner, kind: "Pod", name: g.ownerName, namespace: g.namespace, owners: [g.owner], _group: g, _h: h, _rows: (h + ROW - BOX_H) / ROW };
+}
+
+// Above GRID_ABOVE nodes (lab/ui's groupAbove), the nodes are a grid of
+// cells by zone rather than a column of boxes.
+const GRID_ABOVE = 50, CELL = 11, CELLS = 20;
+
 function renderGraph() {
   const svg = $("graph");
-  const shown = [...state.objects.values()].filter(visible);
+  const shown = [...state.objects.values(), ...[...state.groups.values()].map(groupItem)].filter(visible);
   const byUID = new Map(shown.map((o) => [o.uid, o]));
   const children = new Map();
   const roots = [];
@@ -243,7 +306,7 @@ function renderGraph() {
     // big subtree rather than many past it.
     const leaf = (k) => (children.has(k.uid) ? 1 : 0);
     const kids = (children.get(o.uid) || []).sort((a, b) => leaf(a) - leaf(b) || cmp(a, b));
-    if (kids.length === 0) { row++; return; }
+    if (kids.length === 0) { row += o._rows || 1; return; }
     for (const k of kids) place(k, depth + 1, seen);
   };
   const seen = new Set();
@@ -251,7 +314,8 @@ function renderGraph() {
 
   const nodes = [...state.objects.values()].filter((o) => o.kind === "Node" && !o.gone).sort((a, b) => a.name.localeCompare(b.name));
   const nodeX = 10 + (depthMax + 1) * COL + 40;
-  nodes.forEach((n, i) => pos.set(n.uid, { x: nodeX, y: 10 + i * ROW }));
+  const grid = nodes.length > GRID_ABOVE;
+  if (!grid) nodes.forEach((n, i) => pos.set(n.uid, { x: nodeX, y: 10 + i * ROW }));
   const nodeByName = new Map(nodes.map((n) => [n.name, n]));
 
   const parts = [];
@@ -260,9 +324,15 @@ function renderGraph() {
     if (!p) continue;
     if (o._parent && pos.has(o._parent)) parts.push(edge(pos.get(o._parent), p, "edge owner", o._parent, o.uid));
     const node = o.kind === "Pod" && o.node && nodeByName.get(o.node);
-    if (node) parts.push(edge(p, pos.get(node.uid), "edge node", o.uid, node.uid));
+    if (node && pos.has(node.uid)) parts.push(edge(p, pos.get(node.uid), "edge node", o.uid, node.uid));
   }
-  for (const o of [...shown, ...nodes]) parts.push(box(o, pos.get(o.uid)));
+  for (const o of shown) parts.push(o._group ? groupBox(o, pos.get(o.uid)) : box(o, pos.get(o.uid)));
+  let gridH = 0;
+  if (grid) {
+    const g = nodeGrid(nodes, nodeX);
+    parts.push(g.el);
+    gridH = g.height;
+  } else for (const n of nodes) parts.push(box(n, pos.get(n.uid)));
   if (shown.length === 0) {
     const txt = document.createElementNS(SVG, "text");
     txt.setAttribute("x", 10); txt.setAttribute("y", 30); txt.setAttribute("class", "empty");
@@ -270,8 +340,8 @@ function renderGraph() {
     parts.push(txt);
   }
   svg.replaceChildren(...parts);
-  const h = Math.max(row, nodes.length, 1) * ROW + 20;
-  svg.setAttribute("width", nodeX + BOX_W + 20);
+  const h = Math.max(Math.max(row, grid ? 1 : nodes.length, 1) * ROW, gridH) + 20;
+  svg.setAttribute("width", nodeX + Math.max(BOX_W, CELLS * CELL) + 20);
   svg.setAttribute("height", h);
 }
 
@@ -307,18 +377,104 @@ function box(o, p) {
   return g;
 }
 
+// groupBox draws a group of Pods: how many, and how many in each state.
+function groupBox(o, p) {
+  const gr = o._group;
+  const g = document.createElementNS(SVG, "g");
+  g.setAttribute("class", `box group ${gr.level || "ok"}${o.uid === state.sel ? " sel" : ""}`);
+  g.setAttribute("transform", `translate(${p.x},${p.y})`);
+  Object.assign(g.dataset, { group: gr.owner, kind: "Pod", ownerKind: gr.ownerKind, ownerName: gr.ownerName, namespace: gr.namespace || "", owner: o._parent || "", count: gr.count });
+  const r = document.createElementNS(SVG, "rect");
+  r.setAttribute("width", BOX_W); r.setAttribute("height", o._h);
+  const title = document.createElementNS(SVG, "title");
+  title.textContent = t("{0} Pods of {1} {2}: click to list them", gr.count, gr.ownerKind, gr.ownerName);
+  const line = (cls, y, text) => {
+    const txt = document.createElementNS(SVG, "text");
+    txt.setAttribute("x", 8); txt.setAttribute("y", y); txt.setAttribute("class", cls);
+    txt.textContent = text;
+    return txt;
+  };
+  g.append(title, r, line("kind", 13, "Pod"), line("name", 28, t("{0} Pods", gr.count)));
+  podStates(gr).forEach(([st, n], i) => {
+    const c = line("count", 42 + 14 * i, `${n}  ${stateText(st)}`);
+    Object.assign(c.dataset, { state: st, n });
+    g.append(c);
+  });
+  g.addEventListener("click", () => selectGroup(gr.owner));
+  return g;
+}
+
+// podStates are a group's counts, in the order a Pod goes through them.
+const STATE_ORDER = ["Running, Ready", "Running, not Ready", "Pending", "Terminating", "Succeeded", "Failed"];
+function podStates(g) {
+  const rank = (st) => (STATE_ORDER.indexOf(st) + 1 || STATE_ORDER.length + 1);
+  return Object.entries(g.states).sort((a, b) => rank(a[0]) - rank(b[0]) || a[0].localeCompare(b[0]));
+}
+
+// nodeGrid draws the nodes as cells by zone (their topology.kubernetes.io/zone),
+// each coloured by its state: at a thousand nodes, boxes would not fit.
+function nodeGrid(nodes, x) {
+  const g = document.createElementNS(SVG, "g");
+  g.id = "nodegrid";
+  const zones = new Map();
+  for (const n of nodes) {
+    if (!zones.has(n.zone || "")) zones.set(n.zone || "", []);
+    zones.get(n.zone || "").push(n);
+  }
+  const names = [...zones.keys()].sort((a, b) => (a === "") - (b === "") || a.localeCompare(b));
+  const ready = (n) => n.state === "Ready" || n.state.startsWith("Ready,");
+  let y = 10;
+  for (const z of names) {
+    const zn = zones.get(z), nReady = zn.filter(ready).length;
+    const zg = document.createElementNS(SVG, "g");
+    zg.setAttribute("class", "zone");
+    Object.assign(zg.dataset, { zone: z, count: zn.length, ready: nReady });
+    const head = document.createElementNS(SVG, "text");
+    head.setAttribute("x", x); head.setAttribute("y", y + 12); head.setAttribute("class", "zonehead");
+    head.textContent = `${z || t("(no zone)")}: ${t("{0} nodes, {1} Ready", zn.length, nReady)}`;
+    zg.append(head);
+    y += 18;
+    zn.forEach((n, i) => {
+      const c = document.createElementNS(SVG, "rect");
+      c.setAttribute("x", x + (i % CELLS) * CELL); c.setAttribute("y", y + Math.floor(i / CELLS) * CELL);
+      c.setAttribute("width", CELL - 2); c.setAttribute("height", CELL - 2);
+      c.setAttribute("class", `cell ${n.level || "ok"}${n.uid === state.sel ? " sel" : ""}`);
+      Object.assign(c.dataset, { uid: n.uid, name: n.name, state: n.state || "" });
+      zg.append(c);
+    });
+    y += Math.ceil(zn.length / CELLS) * CELL + 10;
+    g.append(zg);
+  }
+  Object.assign(g.dataset, { count: nodes.length, ready: nodes.filter(ready).length });
+  // One listener for the cells, and a cell's tooltip made when it is
+  // pointed at: a thousand of each cost more than the grid.
+  g.addEventListener("click", (ev) => { if (ev.target.dataset.uid) select(ev.target.dataset.uid); });
+  g.addEventListener("mouseover", (ev) => {
+    const c = ev.target, n = state.objects.get(c.dataset.uid || "");
+    if (!n || c.firstChild) return;
+    const title = document.createElementNS(SVG, "title");
+    title.textContent = `${n.kind} ${n.name}\n${stateText(n.state)}`;
+    c.append(title);
+  });
+  return { el: g, height: y };
+}
+
 // ---------- the timeline ----------
 
 function key(kind, ns, name) { return `${kind}/${ns || ""}/${name}`; }
 
-function objectOf(e) {
-  let found = null;
-  for (const o of state.objects.values()) {
-    if (o.kind === e.kind && (o.namespace || "") === (e.namespace || "") && o.name === e.name) {
-      if (!found || (found.gone && !o.gone)) found = o;
-    }
-  }
-  return found;
+// objectOf is the object a timeline line is about: the one there now, else
+// the last deleted one of its name; none for a Pod shown in a group.
+function objectOf(e) { return state.byKey.get(key(e.kind, e.namespace, e.name)) || null; }
+
+function index(o) {
+  const k = key(o.kind, o.namespace, o.name), held = state.byKey.get(k);
+  if (!held || held.uid === o.uid || held.gone || !o.gone) state.byKey.set(k, o);
+}
+
+function unindex(o) {
+  const k = key(o.kind, o.namespace, o.name);
+  if ((state.byKey.get(k) || {}).uid === o.uid) state.byKey.delete(k);
 }
 
 function matches(e) {
@@ -354,7 +510,7 @@ function eventItem(e) {
   li.append(time, actor, verb, obj, detail);
   const o = objectOf(e);
   if (o && o.uid === state.sel) li.classList.add("sel");
-  li.addEventListener("click", () => { const o = objectOf(e); if (o) select(o.uid); });
+  li.addEventListener("click", () => selectLine(e));
   return li;
 }
 
@@ -367,10 +523,16 @@ function renderEvents() {
   list.replaceChildren(...items);
 }
 
-function appendEvent(e) {
-  if (!matches(e)) return;
+function appendEvent(e) { appendEvents([e]); }
+
+// appendEvents adds lines at the end of the timeline (the top of the
+// list, newest first), which keeps its last 500.
+function appendEvents(events) {
+  const items = [];
+  for (let i = events.length - 1; i >= 0 && items.length < 500; i--) if (matches(events[i])) items.push(eventItem(events[i]));
+  if (items.length === 0) return;
   const list = $("events");
-  list.prepend(eventItem(e));
+  list.prepend(...items);
   while (list.childElementCount > 500) list.lastElementChild.remove();
 }
 
@@ -380,8 +542,17 @@ function renderLanes() {
   const svg = $("lanes");
   const width = svg.clientWidth || 800;
   const now = Date.now(), WINDOW_MS = Number($("window").value);
-  const recent = state.events.filter((e) => now - Date.parse(e.time) < WINDOW_MS && matches(e));
+  const at = (e) => e._ms || (e._ms = Date.parse(e.time));
+  let recent = state.events.filter((e) => now - at(e) < WINDOW_MS && matches(e));
   const lanes = [...new Set(recent.map((e) => e.actor))].sort();
+  const xOf = (e) => LABEL_W + (width - LABEL_W - 8) * (1 - (now - at(e)) / WINDOW_MS);
+  if (recent.length > 500) {
+    // Thousands of lines: one dot of a verb per lane and 2 pixels, the
+    // last; the others would be drawn under it.
+    const last = new Map();
+    for (const e of recent) last.set(`${e.actor} ${e.verb} ${Math.round(xOf(e) / 2)}`, e);
+    recent = [...last.values()];
+  }
   const parts = [];
   lanes.forEach((a, i) => {
     const y = 14 + i * LANE_H;
@@ -394,7 +565,7 @@ function renderLanes() {
     parts.push(l, txt);
   });
   for (const e of recent) {
-    const x = LABEL_W + (width - LABEL_W - 8) * (1 - (now - Date.parse(e.time)) / WINDOW_MS);
+    const x = xOf(e);
     const c = document.createElementNS(SVG, "circle");
     c.setAttribute("cx", x.toFixed(1)); c.setAttribute("cy", 14 + lanes.indexOf(e.actor) * LANE_H);
     const o = objectOf(e);
@@ -403,7 +574,7 @@ function renderLanes() {
     const title = document.createElementNS(SVG, "title");
     title.textContent = `${actorName(e.actor)} ${e.verb} ${e.kind.toLowerCase()}/${e.name} ${detailText(e)}`;
     c.append(title);
-    c.addEventListener("click", () => { const o = objectOf(e); if (o) select(o.uid); });
+    c.addEventListener("click", () => selectLine(e));
     parts.push(c);
   }
   if (lanes.length === 0) {
@@ -440,12 +611,39 @@ function openPage(uid) {
   refreshPage();
 }
 
+// selectLine selects the object of a timeline line; a Pod shown in a group
+// has no box, so its page is asked for by its name.
+async function selectLine(e) {
+  const o = objectOf(e);
+  if (o) { select(o.uid); return; }
+  if (e.kind !== "Pod") return;
+  const r = await fetch(`api/object?kind=Pod&namespace=${encodeURIComponent(e.namespace || "")}&name=${encodeURIComponent(e.name)}`);
+  if (!r.ok) return;
+  const p = await r.json();
+  state.sel = p.summary.uid;
+  openPage(p.summary.uid);
+}
+
+// selectGroup selects a group of Pods and opens its page: its counts, and
+// its Pods by name (all, or those of the state picked: groupState).
+function selectGroup(owner) {
+  state.sel = GROUP + owner;
+  state.groupState = "";
+  renderGraph();
+  openPage(GROUP + owner);
+}
+
 let fetching = false, again = false;
 async function refreshPage() {
   if (fetching) { again = true; return; }
   fetching = true;
   try {
     const uid = state.pageFor;
+    if (uid.startsWith(GROUP)) {
+      const r = await fetch(`api/group?owner=${encodeURIComponent(uid.slice(GROUP.length))}&state=${encodeURIComponent(state.groupState || "")}`);
+      if (uid === state.pageFor) renderGroupPage(r.ok ? await r.json() : null, r.ok ? "" : t((await r.text()).trim()));
+      return;
+    }
     const r = await fetch("api/object?uid=" + encodeURIComponent(uid));
     if (uid === state.pageFor) renderPage(r.ok ? await r.json() : null, r.ok ? "" : t((await r.text()).trim()));
   } finally {
@@ -503,6 +701,37 @@ function renderPage(p, err) {
     managers,
     el("h3", {}, t("YAML now")),
     el("pre", { id: "yaml" }, p.yaml),
+  );
+}
+
+// renderGroupPage shows a group's page: its counts by state (a state's row
+// lists its Pods), and its Pods by name, the first 200 (lab/ui's
+// maxMembers); a Pod's row opens its own page.
+function renderGroupPage(p, err) {
+  const page = $("page");
+  if (!p) { page.replaceChildren(el("p", {}, err)); return; }
+  const g = p.group;
+  const row = (label, n, st) => {
+    const tr = el("tr", { className: "staterow" + (st === (state.groupState || "") ? " picked" : "") }, el("td", {}, label), el("td", { className: "n" }, String(n)));
+    tr.dataset.state = st;
+    tr.addEventListener("click", () => { state.groupState = st; refreshPage(); });
+    return tr;
+  };
+  const states = el("table", { id: "groupstates" }, row(t("all"), g.count, ""), ...podStates(g).map(([st, n]) => row(stateText(st), n, st)));
+  const members = el("table", { id: "members" }, el("tr", {}, el("th", {}, t("name")), el("th", {}, t("state")), el("th", {}, t("node"))));
+  for (const o of p.members) {
+    const tr = el("tr", { className: "member" }, el("td", {}, o.name), el("td", {}, stateText(o.state || "")), el("td", {}, o.node || ""));
+    tr.dataset.uid = o.uid;
+    tr.addEventListener("click", () => { state.sel = o.uid; openPage(o.uid); });
+    members.append(tr);
+  }
+  const listed = p.total > p.members.length ? t("the first {0} of {1}, by name", p.members.length, p.total) : t("{0} Pods", p.total);
+  page.replaceChildren(
+    el("h1", {}, t("{0} Pods of {1} {2}", g.count, g.ownerKind, g.ownerName)),
+    el("p", {}, `${g.namespace ? t("namespace {0}", g.namespace) + " · " : ""}${t("more than {0} Pods of one owner are one box; pick a state to list its Pods", 50)}`),
+    states,
+    el("h3", { id: "listed" }, (p.state ? stateText(p.state) + ": " : "") + listed),
+    members,
   );
 }
 
