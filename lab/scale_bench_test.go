@@ -57,9 +57,9 @@ func BenchmarkScale(b *testing.B) {
 	kwok := &kwokSimulator{binary: kwokBinary, stages: stages, dir: b.TempDir()}
 	fmt.Printf("\n%d nodes; a Deployment 0 → %d Pods → 0; a Job of %d Pods. %d CPUs, load average %s.\n",
 		size.nodes, size.pods, size.job, runtime.NumCPU(), loadavg())
-	crdlab := runScaleRow(b, "crdlab", size, nil)
+	crdlab := runScaleRow(b, "crdlab", size, nil, nil)
 	crdlab.print()
-	peer := runScaleRow(b, "KWOK "+kwok.version(b), size, kwok)
+	peer := runScaleRow(b, "KWOK "+kwok.version(b), size, kwok, crdlab)
 	peer.print()
 	printScaleTables(size, crdlab, peer)
 	b.ReportMetric(crdlab.rate(crdlab.up), "crdlab-pods-up/s")
@@ -86,8 +86,11 @@ func envCount(b *testing.B, name string, def int) int {
 
 // runScaleRow starts a lab of the components and nodes, with crdlab's
 // simulated kubelets or, if sim is set, with sim started alongside the
-// components instead, and measures one row.
-func runScaleRow(b *testing.B, name string, size scaleSize, sim *kwokSimulator) *scaleRow {
+// components instead, and measures one row. Given ref, crdlab's row, each
+// Pod phase is bounded by twice ref's time for it (at least 3 minutes):
+// a peer that is not done by then is at most half as fast, and its row
+// gives that bound (the run stays within make bench-scale's 15 minutes).
+func runScaleRow(b *testing.B, name string, size scaleSize, sim *kwokSimulator, ref *scaleRow) *scaleRow {
 	ctx := context.Background()
 	debug.FreeOSMemory() // what the row before left on this process's heap
 	r := &scaleRow{name: name, pods: size.pods, jobPods: size.job, loadBefore: loadavg()}
@@ -142,14 +145,17 @@ func runScaleRow(b *testing.B, name string, size scaleSize, sim *kwokSimulator) 
 	if _, err := cs.AppsV1().Deployments(ns).Create(ctx, deployment(ns, "scale", 0), metav1.CreateOptions{}); err != nil {
 		b.Fatal(err)
 	}
-	phase := phaseTimeout(size.pods)
+	upBound, downBound := phaseTimeout(size.pods), phaseTimeout(size.pods)
+	if ref != nil {
+		upBound, downBound = peerBound(ref.up), peerBound(ref.down)
+	}
 	t0 := time.Now()
 	scaleDeployment(ctx, b, cs, ns, "scale", size.pods)
-	r.up = r.waitPods(ctx, b, cs, ns, "app=scale", size.pods, phase, "0 → %d Pods", t0)
+	r.up = r.waitPods(ctx, b, cs, ns, "app=scale", size.pods, upBound, "0 → %d Pods", t0)
 	r.procs = snapshot(b)
 	t0 = time.Now()
 	scaleDeployment(ctx, b, cs, ns, "scale", 0)
-	r.down = r.waitPods(ctx, b, cs, ns, "app=scale", 0, phase, "%d → 0 Pods", t0)
+	r.down = r.waitPods(ctx, b, cs, ns, "app=scale", 0, downBound, "%d → 0 Pods", t0)
 	if size.job > 0 {
 		r.jobRun, r.jobGone = runJob(ctx, b, cs, ns, size.job, phaseTimeout(size.job))
 	}
@@ -170,6 +176,10 @@ func runScaleRow(b *testing.B, name string, size scaleSize, sim *kwokSimulator) 
 func phaseTimeout(n int) time.Duration {
 	return max(3*time.Minute, time.Duration(n)*time.Second/20)
 }
+
+// peerBound bounds a phase of the peer's by what it took crdlab: twice as long,
+// at least 3 minutes.
+func peerBound(took time.Duration) time.Duration { return max(3*time.Minute, 2*took) }
 
 func scaleDeployment(ctx context.Context, b *testing.B, cs kubernetes.Interface, ns, name string, replicas int) {
 	if _, err := cs.AppsV1().Deployments(ns).Patch(ctx, name, "application/merge-patch+json",
