@@ -183,7 +183,7 @@ test-timeline: ## The timeline's order under load: delete-pod, scale and cascade
 	CRDLAB_TIMELINE_RUNS=$(or $(RUNS),20) $(GO) test -vet=off -count=1 -v -run '^TestTimelineOrderUnderLoad$$' -timeout 90m ./cmd/crdlab/
 	CRDLAB_TIMELINE_RUNS=$(or $(RUNS),20) $(GO) test -vet=off -count=1 -v -timeout 90m ./scenarios/ -run '^TestScenarios$$' -ginkgo.focus 'on a loaded machine' -ginkgo.v
 
-test-scale: build ## Long (about 10 minutes): the scale-out scenario (1,000 nodes in three zones, 5,000 Pods, a zone failing) with 'crdlab scenario run', in English and Chinese.
+test-scale: build ## Long (about 30 minutes): the scale-out scenario (1,000 nodes in three zones, 5,000 Pods, a zone failing) with 'crdlab scenario run', in English and Chinese; then 'crdlab up --nodes 1000' with 10,000 Pods through kubectl, the terminal's timeline and the web UI (TestUpAtScale).
 	.ci/make/test-scale.sh
 
 test-kubernetes-seed: build ## On each of KUBERNETES_TEST_MINORS, with its bin/crdlab-k8s-<minor>: the seed walkthrough (up -d --kubernetes, kubectl version, the User CRD, an invalid User refused, delete-pod, the data dir refused by another minor) and a labtest lab on that minor (controller-manager, scheduler, nodes, delete-pod).
