@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"regexp"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/crdlab/crdlab/lab/labtest/control"
+	"github.com/crdlab/crdlab/lab/server"
 )
 
 // scaleEnv turns TestUpAtScale on: make test-scale sets it.
@@ -108,6 +110,14 @@ func TestUpAtScale(t *testing.T) {
 	t.Logf("kubectl get pods listed %d Running Pods in %s", running, time.Since(listStart).Round(time.Millisecond))
 	if running != pods {
 		t.Errorf("kubectl get pods: %d Running, want %d", running, pods)
+	}
+
+	if tree, err := server.Processes(up.Process.Pid); err == nil {
+		var b strings.Builder
+		for _, p := range tree {
+			fmt.Fprintf(&b, " %s %d MiB;", p.Name, p.PSS>>20)
+		}
+		t.Logf("PSS with %d Pods Running:%s", pods, b.String())
 	}
 
 	// The terminal counted the bursts; the log kept every line.
