@@ -294,3 +294,46 @@ func TestANodesZone(t *testing.T) {
 		t.Errorf("a node of no zone label: zone %q", z)
 	}
 }
+
+// A Pod shown in a group keeps the objects of its last two changes only
+// (10,000 Pods' every change held ~1 GiB): its page lists every change,
+// with the newest one's diff; a Pod of a small owner keeps every object.
+func TestAGroupedPodKeepsItsLastObjects(t *testing.T) {
+	st := newStore()
+	big, small := newPods(st, "big"), newPods(st, "small")
+	big.set(0, groupAbove+10, "Pending")
+	small.set(0, 3, "Pending")
+	for _, state := range []string{"Running, not Ready", "Running, Ready", "Terminating"} {
+		big.set(0, groupAbove+10, state)
+		small.set(0, 3, state)
+	}
+	kept := func(uid string) (objects, notKept int) {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		for _, rev := range st.objects[uid].revisions {
+			if rev.obj != nil {
+				objects++
+			}
+			if rev.NotKept {
+				notKept++
+			}
+		}
+		return objects, notKept
+	}
+	if o, n := kept("big-pod-1"); o != maxGroupedObjects || n != 4-maxGroupedObjects {
+		t.Errorf("a grouped Pod keeps %d objects (%d not kept) of its 4 changes, want %d", o, n, maxGroupedObjects)
+	}
+	if o, n := kept("small-pod-1"); o != 4 || n != 0 {
+		t.Errorf("a small owner's Pod keeps %d objects (%d not kept) of its 4 changes, want 4", o, n)
+	}
+	p, ok := st.page("big-pod-1")
+	if !ok || len(p.History) != 4 {
+		t.Fatalf("the grouped Pod's page: %v, %d changes, want 4", ok, len(p.History))
+	}
+	for i, c := range p.History { // newest first
+		if hasDiff := c.Diff != ""; hasDiff != (i == 0) || c.NotKept != (i >= maxGroupedObjects) {
+			t.Errorf("change %d (newest first, %s): diff %v, not kept %v; want a diff for the newest only, the oldest %d not kept",
+				i, c.Verb, c.Diff != "", c.NotKept, 4-maxGroupedObjects)
+		}
+	}
+}

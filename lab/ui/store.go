@@ -21,6 +21,10 @@ const (
 	maxReports   = 1000 // report entries of scenario runs
 	maxRevisions = 30   // changes kept per object
 	maxGone      = 300  // deleted objects whose page is kept
+	// maxGroupedObjects is how many of its changes' objects a Pod shown in
+	// a group keeps (its newest change's diff needs the one before): at
+	// 10,000 Pods, each change's object kept (~20 KB) held ~1 GiB.
+	maxGroupedObjects = 2
 )
 
 // record is an object the UI follows: its box, its latest version and its
@@ -43,8 +47,12 @@ type revision struct {
 	Detail string    `json:"detail,omitempty"`
 	// Details is Detail in the other languages (detailsOf).
 	Details map[lang.Lang]string `json:"details,omitempty"`
-	// obj is the object after the change (nil for a deletion).
+	// obj is the object after the change (nil for a deletion, or when
+	// notKept).
 	obj *unstructured.Unstructured
+	// NotKept: the object after this change is not kept (a Pod shown in
+	// a group keeps its last maxGroupedObjects), so it has no diff.
+	NotKept bool `json:"notKept,omitempty"`
 }
 
 // event is a line of the timeline as the page gets it: the line, with its
@@ -167,6 +175,9 @@ func (s *store) observe(c timeline.Change) {
 		owner, ownerKind, ownerName = podOwner(cur)
 	}
 	s.regroup(uid, r, owner, ownerKind, ownerName, sum.Namespace, podState(sum))
+	if s.hidden(r) {
+		r.dropObjects(maxGroupedObjects)
+	}
 	r.summary = sum
 	if !s.hidden(r) && (!wasHidden || !sum.Gone) { // the page never had a grouped Pod's box
 		s.queueObject(sum)
@@ -344,6 +355,15 @@ type PageChange struct {
 	Diff string `json:"diff,omitempty"`
 }
 
+// dropObjects lets go of the objects of r's changes but its last keep.
+func (r *record) dropObjects(keep int) {
+	for i := len(r.revisions) - keep - 1; i >= 0 && !r.revisions[i].NotKept; i-- {
+		if r.revisions[i].obj != nil {
+			r.revisions[i].obj, r.revisions[i].NotKept = nil, true
+		}
+	}
+}
+
 // page returns the page of the object uid, or false.
 func (s *store) page(uid string) (Page, bool) {
 	s.mu.Lock()
@@ -363,7 +383,7 @@ func (s *store) page(uid string) (Page, bool) {
 		return Page{}, false
 	}
 	// Diffs are made on demand: most changes are never looked at.
-	prev := ""
+	prev, prevKept := "", true
 	for i, rev := range revs {
 		cur := ""
 		if rev.obj != nil {
@@ -375,12 +395,13 @@ func (s *store) page(uid string) (Page, bool) {
 		case rev.Verb == "EXISTED":
 		case i == 0 && p.Dropped > 0 && rev.obj != nil:
 			// The version before it is not kept.
-		case rev.obj != nil:
+		case rev.obj != nil && prevKept:
 			pc.Diff = unifiedDiff(prev, cur)
 		}
 		if rev.obj != nil {
 			prev = cur
 		}
+		prevKept = !rev.NotKept
 		p.History = append(p.History, pc)
 	}
 	for i, j := 0, len(p.History)-1; i < j; i, j = i+1, j-1 {

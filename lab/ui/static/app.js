@@ -681,7 +681,8 @@ function renderPage(p, err) {
       el("span", { className: "verb v-" + c.verb }, c.verb), " ",
       el("span", { className: "detail" }, detailText(c))));
     if (c.diff) d.append(diffPre(c.diff));
-    else d.append(el("p", { className: "msg" }, c.verb === "EXISTED" ? t("It was there when crdlab started watching.") : c.verb === "DELETE" ? t("Deleted.") : t("No diff: the version before it is not kept.")));
+    else d.append(el("p", { className: "msg" }, c.verb === "EXISTED" ? t("It was there when crdlab started watching.") : c.verb === "DELETE" ? t("Deleted.") :
+      c.notKept ? t("No diff: a Pod shown in a group keeps the versions of its last two changes only.") : t("No diff: the version before it is not kept.")));
     history.append(d);
   }
   if (history.firstChild && p.history[0].diff) history.firstChild.open = true;
