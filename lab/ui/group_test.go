@@ -296,7 +296,7 @@ func TestANodesZone(t *testing.T) {
 }
 
 // A Pod shown in a group keeps the objects of its last two changes only
-// (10,000 Pods' every change held ~1 GiB): its page lists every change,
+// (memory at 10,000 Pods): its page lists every change,
 // with the newest one's diff; a Pod of a small owner keeps every object.
 func TestAGroupedPodKeepsItsLastObjects(t *testing.T) {
 	st := newStore()

@@ -22,8 +22,9 @@ const (
 	maxRevisions = 30   // changes kept per object
 	maxGone      = 300  // deleted objects whose page is kept
 	// maxGroupedObjects is how many of its changes' objects a Pod shown in
-	// a group keeps (its newest change's diff needs the one before): at
-	// 10,000 Pods, each change's object kept (~20 KB) held ~1 GiB.
+	// a group keeps (its newest change's diff needs the one before): with
+	// 10,000 Pods Running, crdlab's process held 985 MiB PSS with it, 1,056
+	// without (TestUpAtScale, one run each).
 	maxGroupedObjects = 2
 )
 
