@@ -243,6 +243,8 @@ var zh = map[string]string{
 // its English name, with a gloss of what it is where one helps.
 var actorZH = map[string]string{
 	"replicaset":                "replicaset（副本集控制器）",
+	"deployment":                "deployment（Deployment 控制器）",
+	"taint-eviction":            "taint-eviction（污点驱逐控制器）",
 	"horizontal-pod-autoscaler": "horizontal-pod-autoscaler（水平自动扩缩控制器）",
 	"namespace":                 "namespace（名称空间控制器）",
 	"node-lifecycle":            "node-lifecycle（节点生命周期控制器）",
