@@ -152,7 +152,7 @@ func TestReleaseFetchesComponents(t *testing.T) {
 	// labtest, on an empty cache, downloads crdlab; that crdlab downloads
 	// the components for the suite's minor.
 	suiteCache := t.TempDir()
-	if out, err := suiteRunner(t, srv.URL, version, suiteCache)("test", "-count=1", "./internal/controller/", "CRDLAB_KUBERNETES_VERSION="+oldestMinor); err != nil {
+	if out, err := suiteRunner(t, srv.URL, version, suiteCache)("test", "-vet=off", "-count=1", "./internal/controller/", "CRDLAB_KUBERNETES_VERSION="+oldestMinor); err != nil {
 		t.Fatalf("the controller suite on Kubernetes %s with crdlab downloaded: %v\n%s", oldestMinor, err, out)
 	}
 	if _, err := os.Stat(filepath.Join(suiteCache, "crdlab", "components", version, runtime.GOOS+"-"+runtime.GOARCH, "crdlab-k8s-"+oldestMinor)); err != nil {

@@ -51,7 +51,7 @@ func TestSuitesDownloadCrdlab(t *testing.T) {
 	outs, errs := make([]string, 2), make([]error, 2)
 	for i := range outs {
 		wg.Go(func() {
-			outs[i], errs[i] = run("test", "-count=1", "-p", "2", "./internal/controller/", "./internal/webhook/v1/")
+			outs[i], errs[i] = run("test", "-vet=off", "-count=1", "-p", "2", "./internal/controller/", "./internal/webhook/v1/")
 		})
 	}
 	wg.Wait()
@@ -81,7 +81,7 @@ func TestSuitesDownloadCrdlab(t *testing.T) {
 			t.Fatalf("setup-crdlab envtest printed %q, which has no %s: %v\n%s", assets, bin, err, out)
 		}
 	}
-	if out, err := run("test", "-count=1", "./test/envtest/", "KUBEBUILDER_ASSETS="+assets); err != nil {
+	if out, err := run("test", "-vet=off", "-count=1", "./test/envtest/", "KUBEBUILDER_ASSETS="+assets); err != nil {
 		t.Fatalf("the envtest suite on KUBEBUILDER_ASSETS=%s: %v\n%s", assets, err, out)
 	}
 	if n := archives.Load(); n != 1 {
@@ -185,7 +185,7 @@ func TestSuitesRefuseABadDownload(t *testing.T) {
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			cache := t.TempDir()
-			out, err := suiteRunner(t, tc.url, version, cache)("test", "-count=1", "./internal/controller/")
+			out, err := suiteRunner(t, tc.url, version, cache)("test", "-vet=off", "-count=1", "./internal/controller/")
 			if err == nil {
 				t.Fatalf("the suite passed with a download that should have been refused:\n%s", out)
 			}

@@ -41,7 +41,7 @@ func TestDependencies(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go list -m: %v\n%s", err, list)
 	}
-	if !strings.Contains(string(list), "k8s.io/client-go v0.35.") || !strings.Contains(string(list), "sigs.k8s.io/controller-runtime v0.23.") {
+	if !strings.Contains(string(list), "k8s.io/client-go v0.34.") || !strings.Contains(string(list), "sigs.k8s.io/controller-runtime v0.22.") {
 		t.Errorf("the project's own versions must win, got:\n%s", list)
 	}
 }

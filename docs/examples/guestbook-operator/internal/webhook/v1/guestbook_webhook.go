@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
@@ -23,7 +24,7 @@ const MaxReplicas = 10
 // SetupGuestbookWebhookWithManager registers the webhooks with the
 // manager's webhook server.
 func SetupGuestbookWebhookWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewWebhookManagedBy(mgr, &webappv1.Guestbook{}).
+	return ctrl.NewWebhookManagedBy(mgr).For(&webappv1.Guestbook{}).
 		WithDefaulter(&GuestbookCustomDefaulter{}).
 		WithValidator(&GuestbookCustomValidator{}).
 		Complete()
@@ -34,8 +35,12 @@ func SetupGuestbookWebhookWithManager(mgr ctrl.Manager) error {
 // GuestbookCustomDefaulter sets the image of a Guestbook that names none.
 type GuestbookCustomDefaulter struct{}
 
-// Default implements admission.Defaulter.
-func (d *GuestbookCustomDefaulter) Default(_ context.Context, g *webappv1.Guestbook) error {
+// Default implements admission.CustomDefaulter.
+func (d *GuestbookCustomDefaulter) Default(_ context.Context, obj runtime.Object) error {
+	g, err := guestbook(obj)
+	if err != nil {
+		return err
+	}
 	if g.Spec.Image == "" {
 		g.Spec.Image = DefaultImage
 	}
@@ -48,22 +53,36 @@ func (d *GuestbookCustomDefaulter) Default(_ context.Context, g *webappv1.Guestb
 // frontends.
 type GuestbookCustomValidator struct{}
 
-// ValidateCreate implements admission.Validator.
-func (v *GuestbookCustomValidator) ValidateCreate(_ context.Context, g *webappv1.Guestbook) (admission.Warnings, error) {
-	return nil, validate(g)
+// ValidateCreate implements admission.CustomValidator.
+func (v *GuestbookCustomValidator) ValidateCreate(_ context.Context, obj runtime.Object) (admission.Warnings, error) {
+	return nil, validate(obj)
 }
 
-// ValidateUpdate implements admission.Validator.
-func (v *GuestbookCustomValidator) ValidateUpdate(_ context.Context, _, g *webappv1.Guestbook) (admission.Warnings, error) {
-	return nil, validate(g)
+// ValidateUpdate implements admission.CustomValidator.
+func (v *GuestbookCustomValidator) ValidateUpdate(_ context.Context, _, obj runtime.Object) (admission.Warnings, error) {
+	return nil, validate(obj)
 }
 
-// ValidateDelete implements admission.Validator.
-func (v *GuestbookCustomValidator) ValidateDelete(context.Context, *webappv1.Guestbook) (admission.Warnings, error) {
+// ValidateDelete implements admission.CustomValidator.
+func (v *GuestbookCustomValidator) ValidateDelete(context.Context, runtime.Object) (admission.Warnings, error) {
 	return nil, nil
 }
 
-func validate(g *webappv1.Guestbook) error {
+// guestbook is obj as a Guestbook: the webhook server decodes the request
+// into the type given to For, so anything else is a wiring mistake.
+func guestbook(obj runtime.Object) (*webappv1.Guestbook, error) {
+	g, ok := obj.(*webappv1.Guestbook)
+	if !ok {
+		return nil, fmt.Errorf("expected a Guestbook, got %T", obj)
+	}
+	return g, nil
+}
+
+func validate(obj runtime.Object) error {
+	g, err := guestbook(obj)
+	if err != nil {
+		return err
+	}
 	if g.Spec.Replicas > MaxReplicas {
 		return fmt.Errorf("spec.replicas %d: a guestbook runs at most %d frontends", g.Spec.Replicas, MaxReplicas)
 	}
