@@ -51,11 +51,12 @@ RELEASE_CHECK = PLATFORMS="$(HOST)" COMPONENTS=$(K8S_OLDEST) COMPONENT_PLATFORMS
 
 # Modules with a go.mod of their own; KUBERNETES_TEST_MINORS: make test-kubernetes'
 # (make test's: the oldest); STANDALONE_MINORS: make standalone's, as well.
+LINT := $(if $(filter default,$(origin LINT)),,$(LINT))# make lint's part: main, modules or both (empty); not make's built-in
 MODULES ?= lab/labtest lab/labtest/trace $(EXAMPLE) lab/internal/conformance lab/components/$(K8S_OLDEST)
 KUBERNETES_TEST_MINORS ?= $(K8S_MINORS) $(K8S_BUILTIN)
 STANDALONE_MINORS ?= $(K8S_OLDEST)
 
-export GO BIN BINDIR KUBECTL EXAMPLE CONTROLLER_GEN GOLANGCI_LINT K8S_MINORS K8S_OLDEST K8S_BUILTIN VERSION RELEASE_BASE_URL SIGNING_KEY \
+export GO BIN BINDIR KUBECTL EXAMPLE NODWARF CONTROLLER_GEN GOLANGCI_LINT K8S_MINORS K8S_OLDEST K8S_BUILTIN VERSION RELEASE_BASE_URL SIGNING_KEY \
 	CRDLAB_LDFLAGS COMPONENTS_LDFLAGS PLATFORMS COMPONENTS COMPONENT_PLATFORMS MODULES KUBERNETES_TEST_MINORS STANDALONE_MINORS
 
 .DEFAULT_GOAL := help
@@ -88,7 +89,7 @@ verify-release: ## Check dist/$(VERSION) for PLATFORMS and COMPONENTS: the signa
 release-check: ## What make test runs (its builds alongside go test): make release and verify-release for this machine's platform, with the oldest minor's components for this machine.
 	$(MAKE) --no-print-directory release verify-release $(RELEASE_CHECK)
 
-cross: ## Build crdlab for macOS (darwin/arm64, darwin/amd64) and vet it for darwin/arm64; build and vet the labtest module for both and labtest/trace for arm64; nothing is kept. CROSS=check (make test): compile nothing, type-check and vet every package of these modules for both Macs from source (lab/internal/typecheck -vet).
+cross: ## Build crdlab for macOS (darwin/arm64, darwin/amd64) and vet it for darwin/arm64; build and vet the labtest module for both and labtest/trace for arm64; nothing is kept. CROSS=check (make test): compile nothing, type-check every package of these modules for both Macs from source, and vet it for darwin/arm64 (lab/internal/typecheck; their files are the same for both Macs, which it checks).
 	.ci/make/cross.sh $(CROSS)
 
 cross-components: ## Build crdlab-k8s-<minor> of each of COMPONENTS for darwin/arm64 and darwin/amd64 (long: a cold compile of Kubernetes each); nothing is kept.
@@ -150,8 +151,9 @@ test: test-deps verify-manifests verify-generated build lint ## Run every test: 
 test-modules: build ## Test the modules with their own go.mod (lab/labtest, lab/labtest/trace, the example operator, lab/components/*) against bin/crdlab and bin/crdlab-k8s-*; the example's download test serves dist/$(VERSION) (make release-check).
 	.ci/make/test-modules.sh
 
-# Kubernetes' e2e.test, from a module on the main module's versions: only what it adds compiles.
-# Not vetted (upstream's code): go test -c's vet alone would analyse all of Kubernetes again.
+# Kubernetes' e2e.test with its api-machinery suites only (lab/internal/conformance/e2e), from a
+# module on the main module's versions: only what it adds compiles. Not vetted (upstream's code):
+# go test -c's vet alone would analyse all of Kubernetes again.
 E2E ?= bin/e2e.test
 CONFORMANCE_FOCUS ?= \[sig-api-machinery\].*\[Conformance\]
 # Tests calling a deployed image fail on simulated nodes (docs/conformance.md).
@@ -160,8 +162,8 @@ CONFORMANCE_SKIP ?= \[sig-api-machinery\] (AdmissionWebhook|CustomResourceConver
 CONFORMANCE_CI_FOCUS ?= \[sig-api-machinery\] (CustomResourceDefinition resources|Garbage collector|Namespaces|Watchers|Servers with support|FieldValidation|Discovery|server version).*\[Conformance\]
 CONFORMANCE_CI_SKIP ?= \[Slow\]
 
-$(E2E): lab/internal/conformance/go.mod lab/internal/conformance/go.sum
-	cd lab/internal/conformance && $(GO) test -c -vet=off -o $(CURDIR)/$(E2E) k8s.io/kubernetes/test/e2e
+$(E2E): lab/internal/conformance/go.mod lab/internal/conformance/go.sum lab/internal/conformance/e2e/e2e_test.go
+	cd lab/internal/conformance && $(GO) test -c -vet=off -tags e2e -o $(CURDIR)/$(E2E) ./e2e
 
 conformance: build $(E2E) ## Run the api-machinery conformance tests of Kubernetes' e2e.test against a lab; writes docs/conformance/results.json and docs/conformance.md.
 	FOCUS='$(CONFORMANCE_FOCUS)' SKIP='$(CONFORMANCE_SKIP)' REPORT=1 bash lab/internal/conformance/run.sh

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # lint.sh: make lint. shellcheck on every shell script; every action a
 # workflow uses pinned by commit; e2e.test's module and the lessons'
-# controller skeletons on the main module's versions (samedeps.sh); golangci-lint ($GOLANGCI_LINT,
+# controller skeletons on the main module's versions, the example operator
+# on labtest/trace's (samedeps.sh); golangci-lint ($GOLANGCI_LINT,
 # .golangci.yml) on the main module and on each module of $MODULES (a go.mod
 # of its own), with the root's configuration. golangci-lint compiles the
 # packages it imports (go list -export) with the Makefile's GOFLAGS and
@@ -35,7 +36,7 @@ main() {
 		exit 1
 	fi
 	echo "== lab/internal/conformance on the main module's versions"
-	"$(dirname "$0")/samedeps.sh" lab/internal/conformance k8s.io/kubernetes/test/e2e
+	GOFLAGS="${GOFLAGS:-} -tags=e2e" "$(dirname "$0")/samedeps.sh" lab/internal/conformance ./e2e
 	echo "== the lessons' controller skeletons on the main module's versions"
 	# A learner's go.mod is go.mod.txt (not a module of this repository);
 	# make test builds each completed skeleton, which shares go test's
@@ -48,6 +49,8 @@ main() {
 		"$(dirname "$0")/samedeps.sh" "$skeleton" . "$mod"
 		rm -rf "$skeleton"
 	done
+	echo "== the example operator on labtest/trace's versions"
+	"$(dirname "$0")/samedeps.sh" "${EXAMPLE:?}" ./... "$EXAMPLE/go.mod" lab/labtest/trace
 	echo "== lint ."
 	"$lint" run ./...
 }

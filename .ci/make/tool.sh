@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # tool.sh bin/NAME-VERSION: installs the pinned tool NAME at VERSION as
-# bin/NAME-VERSION, built with this Go (GOFLAGS unset: the tools' own
-# builds, not the release's flags). NAME is controller-gen or golangci-lint.
+# bin/NAME-VERSION, built with this Go from the tool's own go.mod, with
+# the flags of every other build here (no DWARF, paths trimmed: an eighth
+# less compile), not the caller's other GOFLAGS (a -mod or -tags of theirs
+# is not the tool's). NAME is controller-gen or golangci-lint.
 set -euo pipefail
 out=${1:?usage: tool.sh bin/NAME-VERSION}
 file=$(basename "$out")
@@ -16,5 +18,5 @@ golangci-lint) pkg=github.com/golangci/golangci-lint/v2/cmd/golangci-lint ;;
 esac
 tools=$PWD/bin/tools
 mkdir -p "$tools"
-GOBIN=$tools GOFLAGS='' "${GO:-go}" install "$pkg@$version"
+GOBIN=$tools GOFLAGS=${NODWARF:?} "${GO:-go}" install "$pkg@$version"
 mv "$tools/$name" "$out"
