@@ -6,10 +6,16 @@
 # simulated nodes and KWOK's on the same control plane, side by side
 # (docs/scale.md). The Makefile exports $GO, CGO_ENABLED and GOFLAGS;
 # BENCH_SCALE_NODES (1000), BENCH_SCALE_PODS (10000) and BENCH_SCALE_JOB
-# (0: no Job) size the run.
+# (0: no Job) size the run. BENCH_SCALE_HOLD=N runs BenchmarkScaleHold
+# instead: crdlab's row alone, N Pods held (100,000: about half an hour),
+# and the PSS of each process.
 set -euo pipefail
 : "${GO:=go}"
 root=$PWD
+if [[ -n ${BENCH_SCALE_HOLD:-} ]]; then
+	export CRDLAB_BENCH_SCALE_NODES=${BENCH_SCALE_NODES:-1000} CRDLAB_BENCH_SCALE_HOLD=$BENCH_SCALE_HOLD
+	exec "$GO" test -vet=off -run '^$' -bench '^BenchmarkScaleHold$' -benchtime 1x -timeout 150m ./lab/
+fi
 mod=lab/internal/kwokbench
 echo "== bin/kwok from $mod/go.mod"
 (cd "$mod" && "$GO" build -o "$root/bin/kwok" sigs.k8s.io/kwok/cmd/kwok)

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/crdlab/crdlab/lab/ui/browsertest"
 )
 
 // The web UI shows the lesson's task beside the graph: its text, the hints
@@ -26,12 +28,12 @@ type lessonPage struct {
 // openLessonPage opens the web UI of the lab c runs on.
 func openLessonPage(t *testing.T, c *cli) *lessonPage {
 	t.Helper()
-	chrome := browser(t)
+	chrome := browsertest.Chromium(t)
 	url := uiURL.FindString(c.mustRun("status"))
 	if url == "" {
 		t.Fatal("crdlab status shows no web UI URL")
 	}
-	return &lessonPage{t: t, ctx: openPage(t, chrome, url)}
+	return &lessonPage{t: t, ctx: browsertest.Open(t, chrome, url)}
 }
 
 // text returns the text of the first element selector matches ("" if none).

@@ -16,6 +16,7 @@ import (
 
 	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/lab/server"
+	"github.com/crdlab/crdlab/lab/ui/browsertest"
 )
 
 // scaleEnv turns TestUpAtScale on: make test-scale sets it.
@@ -33,7 +34,7 @@ func TestUpAtScale(t *testing.T) {
 		t.Skip("SKIP: 1,000 nodes and 10,000 Pods take minutes of both cores: make test-scale runs this test (" + scaleEnv + "=1)")
 	}
 	const nodes, pods = 1000, 10000
-	chrome := browser(t)
+	chrome := browsertest.Chromium(t)
 	c := newCLI(t)
 	up := c.command("up", "--nodes", strconv.Itoa(nodes), "--zones", "3", "--no-samples")
 	stdout, err := up.StdoutPipe()
@@ -152,7 +153,7 @@ func TestUpAtScale(t *testing.T) {
 
 	// The web UI: one group of 10,000 Running Pods under the ReplicaSet,
 	// and the node grid.
-	page := openPage(t, chrome, url)
+	page := browsertest.Open(t, chrome, url)
 	type shown struct {
 		Count, Running, Nodes, NodesReady int
 	}

@@ -2,11 +2,9 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -16,23 +14,12 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/crdlab/crdlab/lab/ui/browsertest"
 )
 
 // uiURL is the web UI's address with its token, as 'crdlab up' prints it.
 var uiURL = regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+/\?token=[0-9a-f]+`)
-
-// browser returns Debian's chromium (or another Chromium the machine has),
-// or skips the test saying how to get one.
-func browser(t *testing.T) string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "chrome"} {
-		if path, err := exec.LookPath(name); err == nil {
-			return path
-		}
-	}
-	t.Skip("SKIP: no Chromium on this machine, so the web UI is not tested in a browser: " +
-		"'make test-deps' installs Debian's chromium (apt-get install chromium)")
-	return ""
-}
 
 // artifacts is where a test keeps what CI should show (a screenshot).
 func artifacts(t *testing.T, sub string) string {
@@ -62,7 +49,7 @@ type graphBox struct {
 // against the lab shows beside the timeline. A request without the token
 // is refused.
 func TestWebUIInABrowser(t *testing.T) {
-	chrome := browser(t)
+	chrome := browsertest.Chromium(t)
 	c := newCLI(t)
 	up := c.command("up")
 	stdout, err := up.StdoutPipe()
@@ -123,7 +110,7 @@ func TestWebUIInABrowser(t *testing.T) {
 		}
 	})
 
-	ctx := openPage(t, chrome, url)
+	ctx := browsertest.Open(t, chrome, url)
 	if addr, err := chromedp.Run(ctx, chromedp.Location()); err != nil || strings.Contains(addr, "token") {
 		t.Errorf("address bar %q (%v): the page should take the token out of it", addr, err)
 	}
@@ -423,21 +410,4 @@ func terminalLines(out string) []string {
 		lines = append(lines, m[1]+" "+m[2]+" "+m[3])
 	}
 	return lines
-}
-
-// openPage opens url in a new chromium (chrome, its executable) of its
-// own, 1500x950, with no background traffic, for the rest of the test.
-func openPage(t *testing.T, chrome, url string) context.Context {
-	t.Helper()
-	ctx, cancel := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chrome), chromedp.NoSandbox, chromedp.WindowSize(1500, 950),
-		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.UserDataDir(t.TempDir()))...)
-	t.Cleanup(cancel)
-	ctx, cancelTab := chromedp.NewContext(ctx)
-	t.Cleanup(cancelTab)
-	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
-		t.Fatalf("chromium could not open %s: %v", url, err)
-	}
-	return ctx
 }

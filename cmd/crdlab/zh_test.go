@@ -14,6 +14,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/crdlab/crdlab/lab/ui/browsertest"
 	"github.com/crdlab/crdlab/scenarios"
 )
 
@@ -164,7 +165,7 @@ func TestChineseSession(t *testing.T) {
 // switch goes back to English and is remembered. The screenshot is kept
 // in docs/images/ui-zh.png with -update (docs/zh shows it).
 func TestWebUIInChinese(t *testing.T) {
-	chrome := browser(t)
+	chrome := browsertest.Chromium(t)
 	c := newCLI(t)
 	up := c.command("up", "--lang", "zh")
 	stdout, err := up.StdoutPipe()
@@ -210,7 +211,7 @@ func TestWebUIInChinese(t *testing.T) {
 		t.Errorf("crdlab up --lang zh did not speak Chinese:\n%s", s)
 	}
 
-	ctx := openPage(t, chrome, url)
+	ctx := browsertest.Open(t, chrome, url)
 	waitFor := func(what string, check func() error) {
 		t.Helper()
 		start := time.Now()

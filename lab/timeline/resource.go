@@ -149,12 +149,14 @@ func (s *handlerStore) Add(obj any) error    { return s.put(obj) }
 func (s *handlerStore) Update(obj any) error { return s.put(obj) }
 func (s *handlerStore) Resync() error        { return nil }
 
-// keyOf returns obj as an object, and its key; nil if it is none.
+// keyOf returns obj as an object, its managedFields compacted (the
+// reflector decoded it for this store alone), and its key; nil if it is none.
 func keyOf(obj any) (*unstructured.Unstructured, string, error) {
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok {
 		return nil, "", nil
 	}
+	compactManagedFields(u)
 	key, err := cache.MetaNamespaceKeyFunc(u)
 	return u, key, err
 }

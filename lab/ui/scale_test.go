@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/crdlab/crdlab/lab/timeline"
+	"github.com/crdlab/crdlab/lab/ui/browsertest"
 )
 
 // The scale of issue 40's browser test: a thousand nodes in three zones,
@@ -33,20 +33,6 @@ const (
 	// how long it took, ~0.4-0.8 s on the 2-core machine; docs/ui.md).
 	updateWithin = 10 * time.Second
 )
-
-// chromium returns Debian's chromium (or another Chromium the machine
-// has), or skips the test saying how to get one (cmd/crdlab's browser()
-// does the same for the tests that boot a lab).
-func chromium(t *testing.T) string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "chrome"} {
-		if path, err := exec.LookPath(name); err == nil {
-			return path
-		}
-	}
-	t.Skip("SKIP: no Chromium on this machine, so the web UI is not tested in a browser: " +
-		"'make test-deps' installs Debian's chromium (apt-get install chromium)")
-	return ""
-}
 
 func scaleNode(i, rv int, ready bool) *unstructured.Unstructured {
 	status := "True"
@@ -107,7 +93,7 @@ type shownGrid struct {
 // soon: within a second on the 2-core machine).
 // A group's page lists its first 200 Pods, and a Pod's page opens from it.
 func TestTenThousandPodsInABrowser(t *testing.T) {
-	chrome := chromium(t)
+	chrome := browsertest.Chromium(t)
 	s, err := Listen(0)
 	if err != nil {
 		t.Fatal(err)
@@ -169,7 +155,7 @@ func TestTenThousandPodsInABrowser(t *testing.T) {
 	}
 
 	opening := time.Now()
-	page := openBrowser(t, chrome, s.URL())
+	page := browsertest.Open(t, chrome, s.URL())
 	opened := time.Now()
 	groups := func() map[string]shownGroup {
 		g, err := chromedp.Run(page, chromedp.Evaluate[[]shownGroup](`[...document.querySelectorAll("#graph g.box.group")].map(g => ({
@@ -369,21 +355,4 @@ func keep(t *testing.T, name string, b []byte) {
 	if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// openBrowser opens url in a new chromium (chrome, its executable) of its
-// own, as cmd/crdlab's openPage does, for the rest of the test.
-func openBrowser(t *testing.T, chrome, url string) context.Context {
-	t.Helper()
-	ctx, cancel := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chrome), chromedp.NoSandbox, chromedp.WindowSize(1500, 950),
-		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.UserDataDir(t.TempDir()))...)
-	t.Cleanup(cancel)
-	ctx, cancelTab := chromedp.NewContext(ctx)
-	t.Cleanup(cancelTab)
-	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
-		t.Fatalf("chromium could not open %s: %v", url, err)
-	}
-	return ctx
 }
