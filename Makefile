@@ -210,5 +210,5 @@ bench-boot: build standalone ## Only docs/boot.md's table: boot, stop and PSS of
 bench: bench-boot bench-envtest ## Benchmarks, side by side in one run: boot, stop and PSS against plain envtest, the loops (delete → Ready, 0 → 1000 Pods), envtest on crdlab's folder against standalone binaries (the built-in and the oldest minor), 10,000 Users and 50 watchers, Reset and attach against envtest per spec.
 	.ci/make/bench.sh
 
-bench-scale: ## 1,000 simulated nodes and a Deployment 0 → 10,000 Pods → 0, crdlab's nodes beside KWOK's controller (built into bin/kwok from lab/internal/kwokbench's go.mod) on the same control plane (docs/scale.md); BENCH_SCALE_PODS=1000 for a short run, BENCH_SCALE_JOB=N adds a Job. About 13 minutes on 2 cores. BENCH_SCALE_HOLD=100000: crdlab's nodes alone holding 100,000 Pods, and the PSS of each process (about half an hour).
+bench-scale: ## 1,000 simulated nodes and a Deployment 0 → 10,000 Pods → 0, crdlab's nodes beside KWOK's controller (built into bin/kwok from lab/internal/kwokbench's go.mod) on the same control plane (docs/scale.md); BENCH_SCALE_PODS=1000 for a short run, BENCH_SCALE_JOB=N adds a Job. About 13 minutes on 2 cores. BENCH_SCALE_HOLD=100000: crdlab's nodes alone holding 100,000 Pods, and the PSS of each process (over 20 minutes on 2 cores).
 	.ci/make/bench-scale.sh

@@ -22,8 +22,8 @@ import (
 // $CRDLAB_BENCH_SCALE_NODES nodes (1,000) of crdlab's simulated kubelets,
 // the control plane of BenchmarkScale's rows: a Deployment scaled from 0,
 // then the PSS of each process with every Pod Ready. It measures memory,
-// not a peer: at BenchmarkScale's rates a row of 100,000 Pods takes about
-// half an hour, so KWOK's row is left to BenchmarkScale's 10,000.
+// not a peer: a row of 100,000 Pods takes well over make bench-scale's 15
+// minutes on two cores, so KWOK's row is left to BenchmarkScale's 10,000.
 //
 //	BENCH_SCALE_HOLD=100000 make bench-scale
 func BenchmarkScaleHold(b *testing.B) {
