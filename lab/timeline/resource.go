@@ -43,29 +43,52 @@ type resourceWatch struct {
 	// gone: the version's last list or watch said it is not served (404): the CRD
 	// was deleted, or no longer serves this version.
 	gone atomic.Bool
+	// vanished: discovery serves the resource at no version (its CRD was
+	// deleted), set by the watcher's discover.
+	vanished atomic.Bool
 }
 
 // startResourceWatch watches gvr until ctx is done or the watch is
 // stopped, telling h of each change. prev, if not nil, are the objects a
 // watch of another version of the resource held when it stopped: the
 // first list is compared with them (a change made in between is told),
-// not told as objects found at the start.
+// not told as objects found at the start. notServed, if not nil, is
+// called when the version stops being served (a list or watch finds it
+// 404 after it was served), for the watcher to look at discovery again.
+//
+// While the version is not served and the resource has vanished (see
+// vanished), the objects the watch held are told deleted: the apiserver
+// deletes a CRD's objects before the CRD, but it may close the watches of
+// the CRD's storage before they have sent every deletion (a watch that is
+// behind loses what it has not sent), and no list would ever show them
+// gone.
 func startResourceWatch(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource,
-	h cache.ResourceEventHandler, prev map[string]*unstructured.Unstructured) *resourceWatch {
+	h cache.ResourceEventHandler, prev map[string]*unstructured.Unstructured, notServed func()) *resourceWatch {
 	ctx, cancel := context.WithCancel(ctx)
 	q := newHandlerQueue()
 	rw := &resourceWatch{gvr: gvr, cancel: cancel, done: make(chan struct{}),
 		store: &handlerStore{h: h, objs: prev, continued: prev != nil, deliver: q.add}}
 	client := dyn.Resource(gvr)
+	setGone := func(err error) {
+		gone := apierrors.IsNotFound(err)
+		if !rw.gone.Swap(gone) && gone && notServed != nil {
+			notServed()
+		}
+	}
 	lw := &cache.ListWatch{
 		// A list of a version not served (404) is tried again quietly
 		// until it is served: the reflector would log each failure.
+		// The reflector runs no watch meanwhile, and calls the store
+		// only once the list returns: forget is alone with the store.
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			for {
 				l, err := client.List(ctx, o)
-				rw.gone.Store(apierrors.IsNotFound(err))
+				setGone(err)
 				if !apierrors.IsNotFound(err) {
 					return l, err
+				}
+				if rw.vanished.Load() {
+					rw.store.forget()
 				}
 				select {
 				case <-ctx.Done():
@@ -76,7 +99,7 @@ func startResourceWatch(ctx context.Context, dyn dynamic.Interface, gvr schema.G
 		},
 		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
 			wi, err := client.Watch(ctx, o)
-			rw.gone.Store(apierrors.IsNotFound(err))
+			setGone(err)
 			return wi, err
 		},
 	}
@@ -227,6 +250,19 @@ func (s *handlerStore) Replace(list []any, _ string) error {
 	}
 	s.synced.Store(true)
 	return nil
+}
+
+// forget tells the deletion of every object the store holds, as a list
+// that found none would: the resource is served no more (see
+// startResourceWatch). The reflector must not be using the store.
+func (s *handlerStore) forget() {
+	s.mu.Lock()
+	prev := s.objs
+	s.objs = nil
+	s.mu.Unlock()
+	for key, old := range prev {
+		s.tell(func() { s.h.OnDelete(cache.DeletedFinalStateUnknown{Key: key, Obj: old}) })
+	}
 }
 
 // handlerQueue runs calls in the order added, on the goroutine that runs

@@ -2,18 +2,23 @@ package timeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/discovery"
 	fakediscovery "k8s.io/client-go/discovery/fake"
 	fakedynamic "k8s.io/client-go/dynamic/fake"
+	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -215,5 +220,151 @@ func TestHandlerQueue(t *testing.T) {
 	<-ran
 	if len(got.lines) != 101 || got.lines[0] != "add a@1 initial=false" || got.lines[1] != "update a@1→2" || got.lines[100] != "delete a" {
 		t.Errorf("told %d lines, %q … %q; want an add, 99 updates in order and a delete", len(got.lines), got.lines[:min(2, len(got.lines))], got.lines[max(0, len(got.lines)-1):])
+	}
+}
+
+// vanishing is a discovery client that serves gadgets at v1beta1, or no
+// gadgets (their CRD deleted), or fails for their group.
+type vanishing struct {
+	*fakediscovery.FakeDiscovery
+	mu      sync.Mutex
+	served  bool
+	failing bool
+}
+
+func (v *vanishing) set(served, failing bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.served, v.failing = served, failing
+}
+
+func (v *vanishing) ServerPreferredResources() ([]*metav1.APIResourceList, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.failing {
+		return nil, &discovery.ErrGroupDiscoveryFailed{Groups: map[schema.GroupVersion]error{{Group: "ex.io", Version: "v1beta1"}: errors.New("unavailable")}}
+	}
+	if !v.served {
+		return nil, nil
+	}
+	return []*metav1.APIResourceList{{GroupVersion: "ex.io/v1beta1", APIResources: []metav1.APIResource{
+		{Name: "gadgets", Namespaced: true, Kind: "Gadget", Verbs: metav1.Verbs{"get", "list", "watch"}},
+	}}}, nil
+}
+
+// TestDeletedCRDTellsItsObjectsDeleted: the apiserver closed the watch of
+// a deleted CRD's objects before it sent their deletions (it tears the
+// CRD's storage down, and a watch behind loses what it had not sent). The
+// timeline tells them deleted once the resource is served at no version,
+// and not while its group's discovery only failed; the objects of the CRD
+// created again are new.
+func TestDeletedCRDTellsItsObjectsDeleted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	gvr := schema.GroupVersionResource{Group: "ex.io", Version: "v1beta1", Resource: "gadgets"}
+	dyn := fakedynamic.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{gvr: "GadgetList"}, gadget("a", "5"), gadget("b", "6"))
+	var mu sync.Mutex
+	notFound := false // the list and the watch answer 404
+	var watches []*watch.FakeWatcher
+	dyn.PrependReactor("list", "gadgets", func(clienttesting.Action) (bool, runtime.Object, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if notFound {
+			return true, nil, apierrors.NewNotFound(gvr.GroupResource(), "")
+		}
+		return false, nil, nil
+	})
+	dyn.PrependWatchReactor("gadgets", func(clienttesting.Action) (bool, watch.Interface, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if notFound {
+			return true, nil, apierrors.NewNotFound(gvr.GroupResource(), "")
+		}
+		fw := watch.NewFake()
+		watches = append(watches, fw)
+		return true, fw, nil
+	})
+
+	lines := make(chan string, 100)
+	w := &watcher{dyn: dyn, watching: map[schema.GroupResource]*resourceWatch{}, auditWait: time.Second,
+		poke: make(chan struct{}, 1),
+		sink: &serialSink{sink: SinkFunc(func(e Event) { lines <- fmt.Sprintf("%s %s", e.Verb, e.Name) })}}
+	disc := &vanishing{FakeDiscovery: &fakediscovery.FakeDiscovery{}}
+	disc.set(true, false)
+	w.discover(ctx, disc)
+	rw := w.watching[gvr.GroupResource()]
+	if rw == nil || !cache.WaitForCacheSync(ctx.Done(), rw.store.hasSynced) {
+		t.Fatal("gadgets not watched")
+	}
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatalf("waited 10 s for %s", what)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	waitFor("the watch", func() bool { mu.Lock(); defer mu.Unlock(); return len(watches) == 1 })
+
+	// The CRD deleted: its storage's watch closed without a word of a or b.
+	mu.Lock()
+	notFound = true
+	watches[0].Stop()
+	mu.Unlock()
+	select {
+	case <-w.poke:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the watch did not ask for discovery when its version stopped being served")
+	}
+	// Discovery of the group failed: nothing is known, nothing told.
+	disc.set(false, true)
+	w.discover(ctx, disc)
+	if rw.vanished.Load() {
+		t.Fatal("gadgets vanished while their group's discovery failed")
+	}
+	// Served at no version: a and b are told deleted, once.
+	disc.set(false, false)
+	w.discover(ctx, disc)
+	var got []string
+	for len(got) < 2 {
+		select {
+		case l := <-lines:
+			got = append(got, l)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("told %q, want the deletion of a and b", got)
+		}
+	}
+	slices.Sort(got)
+	if want := []string{"DELETE a", "DELETE b"}; !slices.Equal(got, want) {
+		t.Errorf("told %q, want %q", got, want)
+	}
+
+	// The CRD created again, with c: c is told, a and b are not again.
+	if err := dyn.Tracker().Delete(gvr, "default", "a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := dyn.Tracker().Delete(gvr, "default", "b"); err != nil {
+		t.Fatal(err)
+	}
+	if err := dyn.Tracker().Create(gvr, gadget("c", "9"), "default"); err != nil {
+		t.Fatal(err)
+	}
+	disc.set(true, false)
+	w.discover(ctx, disc)
+	mu.Lock()
+	notFound = false
+	mu.Unlock()
+	waitFor("the watch of the CRD created again", func() bool { mu.Lock(); defer mu.Unlock(); return len(watches) == 2 })
+	rw.stop()
+	close(lines)
+	got = nil
+	for l := range lines {
+		got = append(got, l)
+	}
+	if want := []string{"CREATE c"}; !slices.Equal(got, want) {
+		t.Errorf("after the CRD was created again, told %q, want %q", got, want)
 	}
 }

@@ -3,6 +3,7 @@ package timeline
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -102,7 +103,8 @@ func WatchWith(ctx context.Context, cfg *rest.Config, sink Sink, opts Options) e
 		return fmt.Errorf("unable to create a discovery client for %s: %w", cfg.Host, err)
 	}
 	w := &watcher{dyn: dyn, sink: &serialSink{sink: sink}, observe: opts.Observe, revisions: opts.Revisions,
-		auditWait: cmp.Or(opts.auditWait, defaultAuditWait), watching: map[schema.GroupResource]*resourceWatch{}}
+		auditWait: cmp.Or(opts.auditWait, defaultAuditWait), watching: map[schema.GroupResource]*resourceWatch{},
+		poke: make(chan struct{}, 1)}
 	if opts.AuditLog != "" {
 		w.audit = followAudit(ctx, opts.AuditLog)
 	}
@@ -124,6 +126,7 @@ func WatchWith(ctx context.Context, cfg *rest.Config, sink Sink, opts Options) e
 		case <-ctx.Done():
 			return nil
 		case <-time.After(rediscoverEvery):
+		case <-w.poke:
 		}
 	}
 }
@@ -136,6 +139,9 @@ type watcher struct {
 	dyn       dynamic.Interface
 	sink      Sink
 	observe   func(Change)
+	// poke asks for discovery at once (a resource stopped being served),
+	// not at the next rediscoverEvery.
+	poke chan struct{}
 	// watching: the resources watched, each at one version (discover's
 	// goroutine only). Every write to an object reaches the watches of
 	// each version served, so one is enough: two would tell it twice.
@@ -161,7 +167,21 @@ func (s *serialSink) Record(e Event) {
 // what changed in between. Discovery errors for one group (an unavailable
 // aggregated API) do not stop the others.
 func (w *watcher) discover(ctx context.Context, disc discovery.DiscoveryInterface) {
-	lists, _ := disc.ServerPreferredResources()
+	lists, err := disc.ServerPreferredResources()
+	// A resource watched and now served at no version has vanished (its
+	// CRD was deleted), unless its group's discovery failed.
+	failed := sets.New[string]()
+	var partial *discovery.ErrGroupDiscoveryFailed
+	switch {
+	case err == nil:
+	case errors.As(err, &partial):
+		for gv := range partial.Groups {
+			failed.Insert(gv.Group)
+		}
+	default:
+		failed = nil // nothing known
+	}
+	served := sets.New[schema.GroupResource]()
 	for _, list := range lists {
 		gv, err := schema.ParseGroupVersion(list.GroupVersion)
 		if err != nil {
@@ -169,6 +189,7 @@ func (w *watcher) discover(ctx context.Context, disc discovery.DiscoveryInterfac
 		}
 		for _, r := range list.APIResources {
 			gvr := gv.WithResource(r.Name)
+			served.Insert(gvr.GroupResource())
 			if ignored.Has(gvr.GroupResource()) || !sets.New(r.Verbs...).HasAll("list", "watch") {
 				continue
 			}
@@ -181,11 +202,22 @@ func (w *watcher) discover(ctx context.Context, disc discovery.DiscoveryInterfac
 			}
 		}
 	}
+	for gr, rw := range w.watching {
+		rw.vanished.Store(failed != nil && !served.Has(gr) && !failed.Has(gr.Group))
+	}
+}
+
+// rediscover asks WatchWith's loop to discover at once.
+func (w *watcher) rediscover() {
+	select {
+	case w.poke <- struct{}{}:
+	default:
+	}
 }
 
 // watch watches gvr, continuing from prev (see startResourceWatch).
 func (w *watcher) watch(ctx context.Context, gvr schema.GroupVersionResource, h cache.ResourceEventHandler, prev map[string]*unstructured.Unstructured) {
-	rw := startResourceWatch(ctx, w.dyn, gvr, h, prev)
+	rw := startResourceWatch(ctx, w.dyn, gvr, h, prev, w.rediscover)
 	w.watching[gvr.GroupResource()] = rw
 	w.synced = append(w.synced, rw.store.hasSynced)
 }
