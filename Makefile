@@ -204,7 +204,7 @@ bench-envtest: build standalone ## Only envtest as a suite runs it (Start with C
 	.ci/make/components.sh $(STANDALONE_MINORS)
 	CRDLAB_BINARY=$(CURDIR)/$(BIN) CRDLAB_STANDALONE_ASSETS=$(CURDIR)/bin/standalone $(GO) test -vet=off -run '^$$' -bench Envtest -benchtime 10x -timeout 60m ./lab/
 
-bench-boot: build standalone ## Only docs/boot.md's table: boot, stop and PSS of labs and of 'crdlab up -d'/'crdlab down' against plain envtest, and the loops.
+bench-boot: build standalone ## Only docs/boot.md's table: boot, stop and PSS (when up, and at rest 10 s later) of labs and of 'crdlab up -d'/'crdlab down' against plain envtest, and the loops.
 	CRDLAB_BINARY=$(CURDIR)/$(BIN) CRDLAB_STANDALONE_ASSETS=$(CURDIR)/bin/standalone $(GO) test -vet=off -run '^$$' -bench Boot -benchtime 5x -timeout 60m ./lab/
 
 bench: bench-boot bench-envtest ## Benchmarks, side by side in one run: boot, stop and PSS against plain envtest, the loops (delete → Ready, 0 → 1000 Pods), envtest on crdlab's folder against standalone binaries (the built-in and the oldest minor), 10,000 Users and 50 watchers, Reset and attach against envtest per spec.

@@ -39,7 +39,8 @@ const WaitForEtcdEnv = "CRDLAB_WAIT_FOR_ETCD"
 // program was executed under, and exits with its exit code; it returns
 // when the name is none of them. Call it from an init, so that the
 // component starts before main or any test. Every component but kubectl
-// dies with the process that started it (dieWithParent).
+// dies with the process that started it (dieWithParent), and collects
+// its heap more tightly while it is idle (startIdleGC).
 func Run(components map[string]func(args []string) int) {
 	name := filepath.Base(os.Args[0])
 	run, ok := components[name]
@@ -48,6 +49,7 @@ func Run(components map[string]func(args []string) int) {
 	}
 	if name != Kubectl {
 		dieWithParent()
+		startIdleGC()
 	}
 	kubeversion.Set()
 	os.Exit(run(os.Args))

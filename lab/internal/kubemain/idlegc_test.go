@@ -1,0 +1,39 @@
+package kubemain
+
+import "testing"
+
+// TestIdleGC: a component becomes idle after idleTicks quiet ticks (GOGC
+// idleGCPercent, its free memory returned once), busy again at the first
+// tick that allocates more than live/busyShare (Go's default), and idle
+// again after quiet ticks, without returning the memory a second time.
+func TestIdleGC(t *testing.T) {
+	const live = 100 << 20
+	quietTick, busyTick := uint64(live/busyShare), uint64(live/busyShare+1)
+	var g idleGC
+	want := func(what string, got, want gcChange) {
+		t.Helper()
+		if got != want {
+			t.Errorf("%s: %+v, want %+v", what, got, want)
+		}
+	}
+	// Booting: busy, nothing changes.
+	for range 10 {
+		want("a busy tick while booting", g.tick(busyTick, live), gcChange{})
+	}
+	for i := range idleTicks - 1 {
+		want("quiet tick "+string(rune('1'+i)), g.tick(quietTick, live), gcChange{})
+	}
+	want("the last quiet tick", g.tick(quietTick, live), gcChange{percent: idleGCPercent, free: true})
+	want("idle", g.tick(0, live), gcChange{})
+	want("a busy tick", g.tick(busyTick, live), gcChange{percent: 100})
+	want("busy", g.tick(busyTick, live), gcChange{})
+	// A busy tick among quiet ones starts the count again.
+	for range idleTicks - 1 {
+		want("a quiet tick", g.tick(0, live), gcChange{})
+	}
+	want("a busy tick among quiet ones", g.tick(busyTick, live), gcChange{})
+	for range idleTicks - 1 {
+		want("a quiet tick", g.tick(0, live), gcChange{})
+	}
+	want("idle again", g.tick(0, live), gcChange{percent: idleGCPercent})
+}
