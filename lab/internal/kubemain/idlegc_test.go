@@ -1,6 +1,13 @@
 package kubemain
 
-import "testing"
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
 
 // TestIdleGC: a component becomes idle after idleTicks quiet ticks (GOGC
 // idleGCPercent, its free memory returned once), busy again at the first
@@ -36,4 +43,25 @@ func TestIdleGC(t *testing.T) {
 		want("a quiet tick", g.tick(0, live), gcChange{})
 	}
 	want("idle again", g.tick(0, live), gcChange{percent: idleGCPercent})
+}
+
+// TestIdleGCAsDocumented: docs/boot.md states idleGC's figures as they are.
+func TestIdleGCAsDocumented(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "boot.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := strings.Join(strings.Fields(string(b)), " ")
+	words := map[int]string{4: "four"}
+	for _, want := range []string{
+		fmt.Sprintf("runs with `GOGC=%d`", idleGCPercent),
+		fmt.Sprintf("after %s quiet ticks in a row (less than 1/%d of its live heap each)", words[idleTicks], busyShare),
+	} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("docs/boot.md does not say %q", want)
+		}
+	}
+	if idleTick != 500*time.Millisecond || !strings.Contains(doc, "allocated every half second") {
+		t.Errorf("docs/boot.md says a component looks every half second; idleTick is %s", idleTick)
+	}
 }
