@@ -20,17 +20,26 @@ import (
 
 // BenchmarkScaleHold holds $CRDLAB_BENCH_SCALE_HOLD Pods (100,000) Ready on
 // $CRDLAB_BENCH_SCALE_NODES nodes (1,000) of crdlab's simulated kubelets,
-// the control plane of BenchmarkScale's rows: a Deployment scaled from 0,
-// then the PSS of each process with every Pod Ready. It measures memory,
-// not a peer: a row of 100,000 Pods takes well over make bench-scale's 15
-// minutes on two cores, so KWOK's row is left to BenchmarkScale's 10,000.
+// the control plane of BenchmarkScale's rows, then measures the PSS of
+// each process with every Pod Ready. The Pods are
+// $CRDLAB_BENCH_SCALE_HOLD_APPS Deployments' (100), each in a namespace
+// of its own, as a cluster of 100,000 Pods holds many applications: one
+// Deployment of 100,000 in one namespace costs kube-scheduler a match of
+// every Pod's labels for each Pod it places (the default topology
+// spreading counts, on every node, the Pods of the same namespace that
+// match its selector), and kube-controller-manager a pass over all of
+// them at each sync of the one ReplicaSet; in two cores' time it did
+// not finish (docs/scale.md). It measures memory, not a peer: KWOK's row
+// is left to BenchmarkScale's 10,000.
 //
 //	BENCH_SCALE_HOLD=100000 make bench-scale
 func BenchmarkScaleHold(b *testing.B) {
 	quiet()
 	nodes := envCount(b, "CRDLAB_BENCH_SCALE_NODES", 1000)
 	pods := envCount(b, "CRDLAB_BENCH_SCALE_HOLD", 100000)
-	fmt.Printf("\n%d nodes; a Deployment 0 → %d Pods, held. %d CPUs, load average %s.\n", nodes, pods, runtime.NumCPU(), loadavg())
+	apps := max(1, envCount(b, "CRDLAB_BENCH_SCALE_HOLD_APPS", 100))
+	fmt.Printf("\n%d nodes; %d Deployments, each in its own namespace, 0 → %d Pods in all, held. %d CPUs, load average %s.\n",
+		nodes, apps, pods, runtime.NumCPU(), loadavg())
 	ctx := context.Background()
 	r := &scaleRow{name: "crdlab", pods: pods, loadBefore: loadavg()}
 	start := time.Now()
@@ -52,16 +61,25 @@ func BenchmarkScaleHold(b *testing.B) {
 	cs := kubernetes.NewForConfigOrDie(cfg)
 	waitNodesSchedulable(ctx, b, cs, nodes, 5*time.Minute)
 	r.boot = time.Since(start)
-	ns := "hold"
-	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := cs.AppsV1().Deployments(ns).Create(ctx, deployment(ns, "hold", 0), metav1.CreateOptions{}); err != nil {
-		b.Fatal(err)
+	nsOf := func(i int) string { return fmt.Sprintf("hold-%d", i) }
+	for i := range apps {
+		ns := nsOf(i)
+		if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := cs.AppsV1().Deployments(ns).Create(ctx, deployment(ns, "hold", 0), metav1.CreateOptions{}); err != nil {
+			b.Fatal(err)
+		}
 	}
 	t0 := time.Now()
-	scaleDeployment(ctx, b, cs, ns, "hold", pods)
-	r.up = r.waitPods(ctx, b, cs, ns, "app=hold", pods, phaseTimeout(pods), "0 → %d Pods", t0)
+	for i := range apps {
+		share := pods / apps
+		if i < pods%apps {
+			share++
+		}
+		scaleDeployment(ctx, b, cs, nsOf(i), "hold", share)
+	}
+	r.up = r.waitPods(ctx, b, cs, metav1.NamespaceAll, "app=hold", pods, phaseTimeout(pods), "0 → %d Pods", t0)
 	r.procs = snapshot(b)
 	r.loadAfter = loadavg()
 	pss, cpu := r.total()
