@@ -7,6 +7,7 @@
 # (docs/scale.md). The Makefile exports $GO, CGO_ENABLED and GOFLAGS;
 # BENCH_SCALE_NODES (1000), BENCH_SCALE_PODS (10000) and BENCH_SCALE_JOB
 # (0: no Job) size the run. BENCH_SCALE_HOLD=N runs BenchmarkScaleHold
+# (its Pods in BENCH_SCALE_HOLD_APPS Deployments, 100, a namespace each)
 # instead: crdlab's row alone, N Pods held (100,000: over 20 minutes on
 # two cores), and the PSS of each process.
 set -euo pipefail
@@ -14,6 +15,7 @@ set -euo pipefail
 root=$PWD
 if [[ -n ${BENCH_SCALE_HOLD:-} ]]; then
 	export CRDLAB_BENCH_SCALE_NODES=${BENCH_SCALE_NODES:-1000} CRDLAB_BENCH_SCALE_HOLD=$BENCH_SCALE_HOLD
+	export CRDLAB_BENCH_SCALE_HOLD_APPS=${BENCH_SCALE_HOLD_APPS:-100}
 	exec "$GO" test -vet=off -run '^$' -bench '^BenchmarkScaleHold$' -benchtime 1x -timeout 150m ./lab/
 fi
 mod=lab/internal/kwokbench
