@@ -242,22 +242,35 @@ func runJob(ctx context.Context, b *testing.B, cs kubernetes.Interface, ns strin
 func (r *scaleRow) waitPods(ctx context.Context, b *testing.B, cs kubernetes.Interface, ns, selector string, n int, timeout time.Duration, phase string, start time.Time) time.Duration {
 	wctx, cancel := context.WithTimeout(ctx, timeout-time.Since(start))
 	defer cancel()
+	// ready: each Pod, by namespace and name (Pods of Deployments alike
+	// in two namespaces can have the same name), and whether it is Ready;
+	// good counts the Ready ones as they change, not by a pass over all
+	// of them at each event (100,000 Pods).
 	ready := map[string]bool{}
-	count := func() (good int) {
-		for _, v := range ready {
-			if v {
-				good++
-			}
+	good := 0
+	set := func(p *corev1.Pod, deleted bool) {
+		key := p.Namespace + "/" + p.Name
+		if ready[key] {
+			good--
 		}
-		return good
+		if deleted {
+			delete(ready, key)
+			return
+		}
+		v := p.DeletionTimestamp == nil && !readySince(*p).IsZero()
+		ready[key] = v
+		if v {
+			good++
+		}
 	}
-	done := func() bool { return count() == n && len(ready) == n }
+	count := func() int { return good }
+	done := func() bool { return good == n && len(ready) == n }
 	pods, err := cs.CoreV1().Pods(ns).List(wctx, metav1.ListOptions{LabelSelector: selector})
 	if err != nil {
 		b.Fatal(err)
 	}
 	for i := range pods.Items {
-		ready[pods.Items[i].Name] = pods.Items[i].DeletionTimestamp == nil && !readySince(pods.Items[i]).IsZero()
+		set(&pods.Items[i], false)
 	}
 	rv := pods.ResourceVersion
 	for !done() && wctx.Err() == nil {
@@ -273,9 +286,9 @@ func (r *scaleRow) waitPods(ctx context.Context, b *testing.B, cs kubernetes.Int
 			rv = p.ResourceVersion
 			switch ev.Type {
 			case watch.Deleted:
-				delete(ready, p.Name)
+				set(p, true)
 			case watch.Added, watch.Modified:
-				ready[p.Name] = p.DeletionTimestamp == nil && !readySince(*p).IsZero()
+				set(p, false)
 			}
 			if done() {
 				break

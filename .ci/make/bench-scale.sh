@@ -8,7 +8,7 @@
 # BENCH_SCALE_NODES (1000), BENCH_SCALE_PODS (10000) and BENCH_SCALE_JOB
 # (0: no Job) size the run. BENCH_SCALE_HOLD=N runs BenchmarkScaleHold
 # (its Pods in BENCH_SCALE_HOLD_APPS Deployments, 100, a namespace each)
-# instead: crdlab's row alone, N Pods held (100,000: over 20 minutes on
+# instead: crdlab's row alone, N Pods held (100,000: about 35 minutes on
 # two cores), and the PSS of each process.
 set -euo pipefail
 : "${GO:=go}"
