@@ -71,33 +71,9 @@ func BenchmarkBoot(b *testing.B) {
 	// recordTree notes a boot's time and the memory of the processes it
 	// started: pid's children (pid itself too with self). record does it
 	// for the children of this benchmark.
-	pssOf := func(key string, pid int, self bool) {
-		tree, err := proc.Tree(pid)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if !self {
-			tree = tree[1:]
-		}
-		var total int64
-		for _, p := range tree {
-			total += p.PSS
-			rss[key+"/"+p.Name+"-pss"] = append(rss[key+"/"+p.Name+"-pss"], p.PSS)
-		}
-		rss[key+"/children-pss"] = append(rss[key+"/children-pss"], total)
-	}
-	// atRest notes the PSS of the tree again restAfter later, the row's
-	// name with "@rest": memory as a lab left alone holds it, once its
-	// boot's garbage is collected (a lab's components return it as soon
-	// as they are idle; any process's runtime returns it in time).
-	atRest := func(name string, pid int, self bool) {
-		b.StopTimer()
-		defer b.StartTimer()
-		time.Sleep(restAfter)
-		pssOf(name+"@rest", pid, self)
-	}
-	recordTree := func(name string, start time.Time, pid int, self bool) {
-		times[name] = append(times[name], time.Since(start))
+	// memoryOf notes the PSS and RSS of pid's tree (pid itself too with
+	// self) under key.
+	memoryOf := func(key string, pid int, self bool) {
 		tree, err := proc.Tree(pid)
 		if err != nil {
 			b.Fatal(err)
@@ -107,13 +83,27 @@ func BenchmarkBoot(b *testing.B) {
 		}
 		var total, totalPSS int64
 		for _, p := range tree {
-			rss[name+"/"+p.Name+"-rss"] = append(rss[name+"/"+p.Name+"-rss"], p.RSS)
-			rss[name+"/"+p.Name+"-pss"] = append(rss[name+"/"+p.Name+"-pss"], p.PSS)
+			rss[key+"/"+p.Name+"-rss"] = append(rss[key+"/"+p.Name+"-rss"], p.RSS)
+			rss[key+"/"+p.Name+"-pss"] = append(rss[key+"/"+p.Name+"-pss"], p.PSS)
 			total += p.RSS
 			totalPSS += p.PSS
 		}
-		rss[name+"/children-rss"] = append(rss[name+"/children-rss"], total)
-		rss[name+"/children-pss"] = append(rss[name+"/children-pss"], totalPSS)
+		rss[key+"/children-rss"] = append(rss[key+"/children-rss"], total)
+		rss[key+"/children-pss"] = append(rss[key+"/children-pss"], totalPSS)
+	}
+	// atRest notes the memory of the tree again restAfter later, the row's
+	// name with "@rest": memory as a lab left alone holds it, once its
+	// boot's garbage is collected (a lab's components return it as soon
+	// as they are idle; any process's runtime returns it in time).
+	atRest := func(name string, pid int, self bool) {
+		b.StopTimer()
+		defer b.StartTimer()
+		time.Sleep(restAfter)
+		memoryOf(name+"@rest", pid, self)
+	}
+	recordTree := func(name string, start time.Time, pid int, self bool) {
+		times[name] = append(times[name], time.Since(start))
+		memoryOf(name, pid, self)
 	}
 	record := func(name string, start time.Time) {
 		recordTree(name, start, os.Getpid(), false)

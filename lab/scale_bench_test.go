@@ -263,7 +263,6 @@ func (r *scaleRow) waitPods(ctx context.Context, b *testing.B, cs kubernetes.Int
 			good++
 		}
 	}
-	count := func() int { return good }
 	done := func() bool { return good == n && len(ready) == n }
 	pods, err := cs.CoreV1().Pods(ns).List(wctx, metav1.ListOptions{LabelSelector: selector})
 	if err != nil {
@@ -303,6 +302,6 @@ func (r *scaleRow) waitPods(ctx context.Context, b *testing.B, cs kubernetes.Int
 		b.Fatal(ctx.Err())
 	}
 	r.notes = append(r.notes, fmt.Sprintf(phase+": not done after %s, %d Pods there, %d of them Ready: the rate is at most the figure",
-		r.pods, timeout.Round(time.Second), len(ready), count()))
+		r.pods, timeout.Round(time.Second), len(ready), good))
 	return timeout
 }

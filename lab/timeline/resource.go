@@ -243,13 +243,19 @@ func (s *handlerStore) Replace(list []any, _ string) error {
 			s.tell(func() { s.h.OnUpdate(old, u) })
 		}
 	}
+	s.tellGone(prev, next)
+	s.synced.Store(true)
+	return nil
+}
+
+// tellGone tells the deletion of each object of prev that next lacks,
+// seen by no watch: its final state is the one held.
+func (s *handlerStore) tellGone(prev, next map[string]*unstructured.Unstructured) {
 	for key, old := range prev {
 		if _, ok := next[key]; !ok {
 			s.tell(func() { s.h.OnDelete(cache.DeletedFinalStateUnknown{Key: key, Obj: old}) })
 		}
 	}
-	s.synced.Store(true)
-	return nil
 }
 
 // forget tells the deletion of every object the store holds, as a list
@@ -260,9 +266,7 @@ func (s *handlerStore) forget() {
 	prev := s.objs
 	s.objs = nil
 	s.mu.Unlock()
-	for key, old := range prev {
-		s.tell(func() { s.h.OnDelete(cache.DeletedFinalStateUnknown{Key: key, Obj: old}) })
-	}
+	s.tellGone(prev, nil)
 }
 
 // handlerQueue runs calls in the order added, on the goroutine that runs
