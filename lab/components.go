@@ -219,7 +219,7 @@ func (l *Lab) newChild(name string, flags func(kubeconfig string) ([]string, err
 		Name:    name,
 		Path:    filepath.Join(l.made.bin, name),
 		Args:    args,
-		Env:     childEnv(),
+		Env:     append(childEnv(), multicall.BootGCEnviron()...),
 		Health:  fmt.Sprintf("https://127.0.0.1:%d/healthz", port),
 		LogPath: l.dir.Log(name),
 		Log:     l.opts.Logger,

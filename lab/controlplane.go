@@ -184,9 +184,13 @@ func (cp *controlPlane) clientCAFile() string { return filepath.Join(cp.certDir,
 func (cp *controlPlane) host() string { return "https://" + cp.apiAddr + "/" }
 
 // children makes the processes of the control plane from its command
-// lines as they are now; env is added to their environment. kube-apiserver
-// started together with etcd waits for it for up to wait.
+// lines as they are now; env is added to their environment, and, to this
+// program's own, multicall.BootGCEnviron. kube-apiserver started together
+// with etcd waits for it for up to wait.
 func (cp *controlPlane) children(etcdLog, apiLog string, env []string, wait time.Duration) {
+	if cp.together {
+		env = append(env[:len(env):len(env)], multicall.BootGCEnviron()...)
+	}
 	cp.etcd = &proc.Child{
 		Name:    multicall.Etcd,
 		Path:    cp.etcdPath,

@@ -33,6 +33,12 @@ var _ = Describe("control plane processes", func() {
 			Expect(pids).To(HaveLen(1), "one %s running", name)
 			Expect(environ(pids[0])).To(ContainElement(want), name)
 		}
+		// They are the lab's own, and collect nothing while they boot
+		// (the suite sets no GOGC of its own).
+		for _, name := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler"} {
+			Expect(environ(childrenNamed(name)[0])).To(ContainElements(multicall.BootGCEnviron()), name)
+		}
+		Expect(multicall.BootGCEnviron()).To(ContainElement("GOGC=off"))
 		// kube-apiserver starts with etcd and waits for it; the others do not.
 		Expect(environ(childrenNamed("kube-apiserver")[0])).To(ContainElement(HavePrefix(multicall.WaitForEtcdEnv + "=")))
 		Expect(environ(childrenNamed("etcd")[0])).NotTo(ContainElement(HavePrefix(multicall.WaitForEtcdEnv + "=")))
@@ -60,6 +66,13 @@ var _ = Describe("control plane processes", func() {
 		Expect(etcd).NotTo(ContainElement(HavePrefix("--election-timeout=")))
 		Expect(api).To(ContainElement("--disable-admission-plugins=ServiceAccount"))
 		Expect(api).NotTo(ContainElement(HavePrefix("--enable-priority-and-fairness=")))
+		for _, name := range []string{"etcd", "kube-apiserver"} {
+			for _, pid := range childrenNamed(name) {
+				if args := cmdline(pid); args[0] == filepath.Join(assets, name) {
+					Expect(environ(pid)).NotTo(ContainElement(HavePrefix("GOGC=")), name)
+				}
+			}
+		}
 		Expect(l.Client().Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "foreign", Namespace: "default"}})).To(Succeed())
 
 		stopped = true

@@ -16,6 +16,7 @@ import (
 
 	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/lab/lang"
+	"github.com/crdlab/crdlab/lab/multicall"
 	"github.com/crdlab/crdlab/lab/server"
 )
 
@@ -72,7 +73,7 @@ func startDetached(ctx context.Context, out io.Writer, f *upFlags, args []string
 	defer logFile.Close()
 
 	cmd := exec.Command(self, args...)
-	cmd.Env = append(os.Environ(), detachedEnv+"=1")
+	cmd.Env = append(append(os.Environ(), detachedEnv+"=1"), multicall.BootGCEnviron()...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	p, err := control.Start(cmd)

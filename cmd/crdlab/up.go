@@ -20,6 +20,7 @@ import (
 	"github.com/crdlab/crdlab/lab/kubeminor"
 	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/lab/lang"
+	"github.com/crdlab/crdlab/lab/multicall"
 	"github.com/crdlab/crdlab/lab/server"
 	"github.com/crdlab/crdlab/lab/ui"
 )
@@ -250,6 +251,7 @@ func runUp(ctx context.Context, out, errOut io.Writer, f *upFlags) error {
 		return err
 	}
 	components, _ := f.labComponents() // checked by validate
+	multicall.TuneGC()
 	ctx, cancel, err := stopWithOwners(ctx, f.owners)
 	if err != nil {
 		return err
@@ -264,6 +266,7 @@ func runUp(ctx context.Context, out, errOut io.Writer, f *upFlags) error {
 		Out: out, ErrOut: errOut, UI: web,
 		ShowTimeline: os.Getenv(detachedEnv) == "", // a detached lab's output is its log
 		Lang:         f.language(),
+		Ready:        multicall.BootDone,
 		Lab: full.Options{NoSamples: f.noSamples, Lab: lab.Options{
 			DataDir:               f.dataDir,
 			Port:                  f.port,

@@ -45,6 +45,22 @@ const ParentPIDEnv = kubemain.ParentPIDEnv
 // before it tries again. Unset, kube-apiserver starts as upstream's does.
 const WaitForEtcdEnv = kubemain.WaitForEtcdEnv
 
+// BootGCEnviron is what a lab adds to the environment of a component of
+// its own, so that it collects nothing while it boots, its packages'
+// initialization included (docs/boot.md, Memory); nothing when this
+// process's environment sets GOGC or GOMEMLIMIT, or CRDLAB_IDLE_GC=off.
+func BootGCEnviron() []string { return kubemain.BootGCEnviron() }
+
+// TuneGC collects this process's heap as a component's is collected
+// (docs/boot.md, Memory): nothing while it boots, until BootDone (or a
+// memory limit); then Go's default, and more tightly while it is idle.
+// For a program's own process that runs a lab ('crdlab up'), not for a
+// library's caller.
+func TuneGC() { kubemain.TuneGC() }
+
+// BootDone ends the boot that TuneGC began.
+func BootDone() { kubemain.BootDone() }
+
 func init() {
 	kubemain.Run(components)
 }

@@ -48,6 +48,10 @@ type Options struct {
 	// Lang is the language the lab speaks: what it says on Out, its web
 	// UI's default, and Status.Lang. "": English.
 	Lang lang.Lang
+
+	// Ready, if set, is called once the lab is ready, before Run says so
+	// on Out.
+	Ready func()
 }
 
 // UIOptions configure the web UI of a lab.
@@ -106,6 +110,9 @@ func Run(ctx context.Context, d control.Dir, opts Options) error {
 	defer logFile.Close()
 
 	ready()
+	if opts.Ready != nil {
+		opts.Ready()
+	}
 	fmt.Fprintf(out, "%6.2fs  %s\n", time.Since(started).Seconds(), l.Msg("lab ready"))
 	uiURL := ""
 	if s.ui != nil {

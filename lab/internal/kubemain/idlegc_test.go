@@ -25,24 +25,66 @@ func TestIdleGC(t *testing.T) {
 	}
 	// Booting: busy, nothing changes.
 	for range 10 {
-		want("a busy tick while booting", g.tick(busyTick, live), gcChange{})
+		want("a busy tick while booting", g.tick(busyTick, live, false), gcChange{})
 	}
 	for i := range idleTicks - 1 {
-		want("quiet tick "+string(rune('1'+i)), g.tick(quietTick, live), gcChange{})
+		want("quiet tick "+string(rune('1'+i)), g.tick(quietTick, live, false), gcChange{})
 	}
-	want("the last quiet tick", g.tick(quietTick, live), gcChange{percent: idleGCPercent, free: true})
-	want("idle", g.tick(0, live), gcChange{})
-	want("a busy tick", g.tick(busyTick, live), gcChange{percent: 100})
-	want("busy", g.tick(busyTick, live), gcChange{})
+	want("the last quiet tick", g.tick(quietTick, live, false), gcChange{percent: idleGCPercent, free: true})
+	want("idle", g.tick(0, live, false), gcChange{})
+	want("a busy tick", g.tick(busyTick, live, false), gcChange{percent: 100})
+	want("busy", g.tick(busyTick, live, false), gcChange{})
 	// A busy tick among quiet ones starts the count again.
 	for range idleTicks - 1 {
-		want("a quiet tick", g.tick(0, live), gcChange{})
+		want("a quiet tick", g.tick(0, live, false), gcChange{})
 	}
-	want("a busy tick among quiet ones", g.tick(busyTick, live), gcChange{})
+	want("a busy tick among quiet ones", g.tick(busyTick, live, false), gcChange{})
 	for range idleTicks - 1 {
-		want("a quiet tick", g.tick(0, live), gcChange{})
+		want("a quiet tick", g.tick(0, live, false), gcChange{})
 	}
-	want("idle again", g.tick(0, live), gcChange{percent: idleGCPercent})
+	want("idle again", g.tick(0, live, false), gcChange{percent: idleGCPercent})
+}
+
+// TestBootGC: a booting component collects nothing until bootTicks
+// ticks have passed, or it collected (its memory limit was reached), or,
+// for one that says when it is ready, until it does: then Go's default,
+// without the limit; said ready, it also returns its garbage to the
+// system, and does so again once idle.
+func TestBootGC(t *testing.T) {
+	const live = 100 << 20
+	end := gcChange{percent: 100, unlimit: true}
+	want := func(what string, got, want gcChange) {
+		t.Helper()
+		if got != want {
+			t.Errorf("%s: %+v, want %+v", what, got, want)
+		}
+	}
+
+	g := idleGC{booting: true}
+	for i := range bootTicks - 1 {
+		want(fmt.Sprintf("booting, tick %d", i+1), g.tick(live, live, false), gcChange{})
+	}
+	want("the last tick of the boot", g.tick(live, live, false), end)
+	want("busy after the boot", g.tick(live, live, false), gcChange{})
+	want("said ready after the boot", g.ready(), gcChange{})
+
+	g = idleGC{booting: true}
+	want("booting", g.tick(live, live, false), gcChange{})
+	want("collected: the limit was reached", g.tick(live, live, true), end)
+
+	g = idleGC{booting: true, toReady: true}
+	for range 3 * bootTicks {
+		want("booting until ready", g.tick(0, live, false), gcChange{})
+	}
+	want("ready", g.ready(), gcChange{percent: 100, unlimit: true, free: true})
+	want("said ready twice", g.ready(), gcChange{})
+	for range idleTicks - 1 {
+		want("a quiet tick", g.tick(0, live, false), gcChange{})
+	}
+	want("idle after ready", g.tick(0, live, false), gcChange{percent: idleGCPercent, free: true})
+
+	g = idleGC{booting: true, toReady: true}
+	want("collected before ready", g.tick(live, live, true), end)
 }
 
 // TestIdleGCAsDocumented: docs/boot.md states idleGC's figures as they are.
