@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,6 +30,9 @@ import (
 // objects: every ClusterRole, ClusterRoleBinding, Role, RoleBinding and
 // PriorityClass, byte for byte but for what the apiserver sets on each
 // write (uid, resourceVersion, creationTimestamp, managedFields' time).
+// It also checks that both serve the same OpenAPI documents, byte for
+// byte: /openapi/v2, which crdlab's builds when first asked for
+// (kubemain.LazyOpenAPIV2), the /openapi/v3 root and every group's.
 //
 // On 1.37, crdlab's is this binary's; the standalone binaries are
 // $CRDLAB_STANDALONE_ASSETS ('make standalone') when set, else built here.
@@ -79,11 +83,16 @@ func compareBootstrapObjects(t *testing.T, upstream, patched string) {
 	if len(want) < 100 {
 		t.Fatalf("upstream's kube-apiserver made %d bootstrap objects: want the whole bootstrap policy", len(want))
 	}
+	if len(want[openAPIKey+"/openapi/v2"]) < 1e6 || len(want[openAPIKey+"/openapi/v3/apis/apps/v1"]) < 1e5 {
+		t.Fatalf("upstream's kube-apiserver served no whole OpenAPI v2 document, or no v3 document of apps/v1")
+	}
 	var diffs []string
 	for key, w := range want {
 		switch g, ok := got[key]; {
 		case !ok:
 			diffs = append(diffs, key+": made by upstream's kube-apiserver, not by crdlab's")
+		case g != w && strings.HasPrefix(key, openAPIKey):
+			diffs = append(diffs, key+": "+firstDifference(w, g))
 		case g != w:
 			diffs = append(diffs, key+":\n  upstream: "+w+"\n  crdlab:   "+g)
 		}
@@ -185,7 +194,45 @@ func bootstrapObjects(t *testing.T, assets string) (map[string]string, string) {
 	add("RoleBinding", rbs, err)
 	pcs, err := cs.SchedulingV1().PriorityClasses().List(ctx, all)
 	add("PriorityClass", pcs, err)
+
+	get := func(path string) []byte {
+		raw, err := cs.Discovery().RESTClient().Get().AbsPath(path).SetHeader("Accept", "application/json").DoRaw(ctx)
+		if err != nil {
+			t.Fatalf("envtest on %s: GET %s: %v", assets, path, err)
+		}
+		objects[openAPIKey+path] = string(raw)
+		return raw
+	}
+	get("/openapi/v2")
+	var root struct {
+		Paths map[string]struct {
+			ServerRelativeURL string `json:"serverRelativeURL"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(get("/openapi/v3"), &root); err != nil {
+		t.Fatalf("envtest on %s: /openapi/v3: %v", assets, err)
+	}
+	for path, p := range root.Paths {
+		raw, err := cs.Discovery().RESTClient().Get().RequestURI(p.ServerRelativeURL).SetHeader("Accept", "application/json").DoRaw(ctx)
+		if err != nil {
+			t.Fatalf("envtest on %s: GET %s: %v", assets, p.ServerRelativeURL, err)
+		}
+		objects[openAPIKey+"/openapi/v3/"+path] = string(raw)
+	}
 	return objects, log.String()
+}
+
+// openAPIKey begins the keys of OpenAPI documents among the objects.
+const openAPIKey = "OpenAPI/"
+
+// firstDifference says where two long documents first differ.
+func firstDifference(a, b string) string {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	from := max(0, i-60)
+	return fmt.Sprintf("%d and %d bytes, first different at byte %d:\n  upstream: …%s…\n  crdlab:   …%s…", len(a), len(b), i, a[from:min(len(a), i+60)], b[from:min(len(b), i+60)])
 }
 
 // syncBuffer is a bytes.Buffer that kube-apiserver's stdout and stderr

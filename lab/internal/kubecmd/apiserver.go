@@ -124,6 +124,9 @@ func runAPIServer(ctx context.Context, opts options.CompletedOptions, prepare []
 	if err := kubemain.FastBootstrapHooks(server.GenericAPIServer); err != nil {
 		return err
 	}
+	if err := kubemain.LazyOpenAPIV2(server.GenericAPIServer); err != nil {
+		return err
+	}
 	kubemain.BootDoneWhenReady(ctx, server.GenericAPIServer.LoopbackClientConfig)
 	prepared, err := server.PrepareRun()
 	if err != nil {
