@@ -67,7 +67,7 @@ const readyTimeout = 2 * time.Minute
 // bootTicks is how long a component that does not say it is ready boots
 // at most, in ticks (kube-controller-manager, kube-scheduler and etcd
 // allocate a few tens of MB while they start).
-const bootTicks = 6
+const bootTicks = 2
 
 // IdleGCEnv names the variable that turns both off ("off"), as does a
 // GOGC or GOMEMLIMIT of the user's.

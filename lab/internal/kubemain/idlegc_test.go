@@ -103,6 +103,16 @@ func TestIdleGCAsDocumented(t *testing.T) {
 			t.Errorf("docs/boot.md does not say %q", want)
 		}
 	}
+	ticks := map[int]string{2: "after two ticks (a second)"}
+	for _, want := range []string{
+		fmt.Sprintf("a memory limit of %d MiB", bootMemoryLimit>>20),
+		fmt.Sprintf("`GOMEMLIMIT=%d`", bootMemoryLimit),
+		ticks[bootTicks],
+	} {
+		if want == "" || !strings.Contains(doc, want) {
+			t.Errorf("docs/boot.md does not say %q (bootTicks %d, bootMemoryLimit %d)", want, bootTicks, bootMemoryLimit)
+		}
+	}
 	if idleTick != 500*time.Millisecond || !strings.Contains(doc, "allocated every half second") {
 		t.Errorf("docs/boot.md says a component looks every half second; idleTick is %s", idleTick)
 	}
