@@ -31,11 +31,14 @@ type Prepare func(*options.CompletedOptions) error
 
 // newAPIServerCommand is kube-apiserver's command (app.NewAPIServerCommand,
 // the same flags and help), compiled against the Kubernetes of the module
-// that links it, with one change to its Run: the post-start
-// hooks that make sure the bootstrap RBAC policy and the system priority
-// classes exist report done as soon as those objects are found, instead
-// of after their first wait.Poll interval (1 s) has passed; see
-// kubemain.FastBootstrapHooks. The rest of kube-apiserver runs unchanged.
+// that links it, with three changes to its Run (runAPIServer): the
+// post-start hooks that make sure the bootstrap RBAC policy and the system
+// priority classes exist report done as soon as those objects are found,
+// instead of after their first wait.Poll interval (1 s) has passed
+// (kubemain.FastBootstrapHooks); the OpenAPI v2 document of the built-in
+// APIs is built when first asked for (kubemain.LazyOpenAPIV2); its boot,
+// during which it collects nothing, ends when it is ready
+// (kubemain.BootDoneWhenReady). The rest of kube-apiserver runs unchanged.
 func newAPIServerCommand(prepare []Prepare) *cobra.Command {
 	s := options.NewServerRunOptions()
 	ctx := genericapiserver.SetupSignalContext()
@@ -98,8 +101,9 @@ cluster's shared state through which all other components interact.`,
 }
 
 // runAPIServer is app.Run with the bootstrap hooks made fast
-// (kubemain.FastBootstrapHooks), after etcd answers if WaitForEtcdEnv asks
-// for it and prepare has changed the options.
+// (kubemain.FastBootstrapHooks) and the OpenAPI v2 document built when
+// first asked for (kubemain.LazyOpenAPIV2), after etcd answers if
+// WaitForEtcdEnv asks for it and prepare has changed the options.
 func runAPIServer(ctx context.Context, opts options.CompletedOptions, prepare []Prepare) error {
 	if err := kubemain.WaitForEtcdIfAsked(ctx, opts.Etcd.StorageConfig.Transport.ServerList); err != nil {
 		return err
