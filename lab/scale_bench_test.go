@@ -264,22 +264,38 @@ func (r *scaleRow) waitPods(ctx context.Context, b *testing.B, cs kubernetes.Int
 		}
 	}
 	done := func() bool { return good == n && len(ready) == n }
-	pods, err := cs.CoreV1().Pods(ns).List(wctx, metav1.ListOptions{LabelSelector: selector})
-	if err != nil {
-		b.Fatal(err)
+	// list takes every Pod afresh, as a reflector does when its watch
+	// falls out of the apiserver's window (410 Gone): watching again from
+	// the same version would be refused at once, again and again.
+	list := func() string {
+		pods, err := cs.CoreV1().Pods(ns).List(wctx, metav1.ListOptions{LabelSelector: selector})
+		if err != nil && wctx.Err() != nil {
+			return "" // timed out: noted below
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		clear(ready)
+		good = 0
+		for i := range pods.Items {
+			set(&pods.Items[i], false)
+		}
+		return pods.ResourceVersion
 	}
-	for i := range pods.Items {
-		set(&pods.Items[i], false)
-	}
-	rv := pods.ResourceVersion
+	rv := list()
 	for !done() && wctx.Err() == nil {
 		w, err := cs.CoreV1().Pods(ns).Watch(wctx, metav1.ListOptions{LabelSelector: selector, ResourceVersion: rv, AllowWatchBookmarks: true})
 		if err != nil {
 			break
 		}
+		relist := false
 		for ev := range w.ResultChan() {
+			if ev.Type == watch.Error {
+				relist = true
+				break
+			}
 			p, ok := ev.Object.(*corev1.Pod)
-			if !ok || ev.Type == watch.Error {
+			if !ok {
 				continue
 			}
 			rv = p.ResourceVersion
@@ -294,6 +310,9 @@ func (r *scaleRow) waitPods(ctx context.Context, b *testing.B, cs kubernetes.Int
 			}
 		}
 		w.Stop()
+		if relist && !done() && wctx.Err() == nil {
+			rv = list()
+		}
 	}
 	if done() {
 		return time.Since(start)
