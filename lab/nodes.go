@@ -117,6 +117,16 @@ func waitNodesReady(ctx context.Context, k *kubelet.Kubelet, timeout time.Durati
 // MaxZones is the most zones Options.Zones spreads the nodes over.
 const MaxZones = kubelet.MaxZones
 
+// The simulated cluster's Pod addresses: each node's spec.podCIDR is a
+// /NodeCIDRMaskSize of ClusterCIDR, so a lab has at most MaxNodes nodes
+// (Options.Nodes) of at most MaxPodsPerNode Pods each (Options.NodeCapacity).
+const (
+	ClusterCIDR      = kubelet.ClusterCIDR
+	NodeCIDRMaskSize = kubelet.NodeCIDRMaskSize
+	MaxNodes         = kubelet.MaxNodes
+	MaxPodsPerNode   = kubelet.MaxPodsPerNode
+)
+
 // nodeHeartbeat decides, from the number of nodes, how often each renews
 // its Lease and the node monitor grace period after which the node
 // lifecycle controller marks a silent node NotReady. Up to 400 nodes:
@@ -146,6 +156,9 @@ func nodeCapacity(c corev1.ResourceList) (corev1.ResourceList, error) {
 		}
 		if name == corev1.ResourcePods && q.MilliValue()%1000 != 0 {
 			return nil, fmt.Errorf("%w: pods=%s: must be a whole number", ErrNodeCapacity, q.String())
+		}
+		if name == corev1.ResourcePods && q.Value() > MaxPodsPerNode {
+			return nil, fmt.Errorf("%w: pods=%s: at most %d (a node's podCIDR is a /%d)", ErrNodeCapacity, q.String(), MaxPodsPerNode, NodeCIDRMaskSize)
 		}
 	}
 	maps.Copy(capacity, c)

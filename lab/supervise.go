@@ -123,6 +123,9 @@ func (l *Lab) Health() control.Health {
 		}
 	}
 	h.Problems = l.problems.get()
+	if k := l.kubelet(); k != nil {
+		h.KubeletRefused, h.LastKubeletRefusal = k.Refusals()
+	}
 	if len(h.Problems) > 0 {
 		h.State = control.StateDegraded
 	}

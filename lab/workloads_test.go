@@ -3,10 +3,12 @@ package lab_test
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -16,6 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crdlab/crdlab/lab/timeline"
 )
 
 // Workloads behave as in a real cluster: the lab's controller-manager,
@@ -40,7 +44,13 @@ var _ = Describe("workloads in a full lab", func() {
 			g.Expect(pods).To(HaveLen(3))
 			for _, p := range pods {
 				g.Expect(nodeNames()).To(ContainElement(p.Spec.NodeName))
-				g.Expect(p.Status.PodIP).To(HavePrefix("10.244."))
+				// From its node's podCIDR, as a cluster's node IPAM gives it.
+				var node corev1.Node
+				g.Expect(c.Get(ctx, client.ObjectKey{Name: p.Spec.NodeName}, &node)).To(Succeed())
+				cidr, err := netip.ParsePrefix(node.Spec.PodCIDR)
+				g.Expect(err).NotTo(HaveOccurred())
+				g.Expect(node.Spec.PodCIDRs).To(Equal([]string{node.Spec.PodCIDR}))
+				g.Expect(cidr.Contains(netip.MustParseAddr(p.Status.PodIP))).To(BeTrue(), "Pod %s at %s, node %s's podCIDR %s", p.Name, p.Status.PodIP, node.Name, cidr)
 				g.Expect(p.Status.StartTime).NotTo(BeNil())
 				g.Expect(p.Status.ContainerStatuses).To(HaveLen(1))
 			}
@@ -316,3 +326,99 @@ func hasJobCondition(job *batchv1.Job, t batchv1.JobConditionType) bool {
 	}
 	return false
 }
+
+var _ = Describe("a Pod status the apiserver refuses", func() {
+	// The simulated kubelet's writes can be refused (an address the
+	// apiserver does not take, an admission policy): it says so on the
+	// Pod's events, the timeline and the lab's health, and does not send
+	// the same write again in silence.
+	It("is told on the Pod's events, the timeline and the lab's health", func(ctx context.Context) {
+		c := shared.Client()
+		recorded := recordTimeline(ctx, shared)
+		n := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "refused-"}}
+		Expect(c.Create(ctx, n)).To(Succeed())
+		ns := n.Name
+		DeferCleanup(func(ctx context.Context) { Expect(client.IgnoreNotFound(c.Delete(ctx, n))).To(Succeed()) })
+		before := shared.Health().KubeletRefused
+
+		// A policy that refuses every Pod address in this namespace.
+		policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
+			ObjectMeta: metav1.ObjectMeta{Name: "no-address-in-" + ns},
+			Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+				FailurePolicy: ptr.To(admissionregistrationv1.Fail),
+				MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+					RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+						Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Update},
+						Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods/status"}},
+					},
+				}}},
+				Validations: []admissionregistrationv1.Validation{{
+					Expression: fmt.Sprintf("object.metadata.namespace != %q || !has(object.status.podIP)", ns),
+					Message:    "no Pod address in this namespace (a crdlab test)",
+				}},
+			},
+		}
+		binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: policy.Name},
+			Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: policy.Name,
+				ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny}},
+		}
+		Expect(c.Create(ctx, policy)).To(Succeed())
+		DeferCleanup(func(ctx context.Context) { Expect(client.IgnoreNotFound(c.Delete(ctx, policy))).To(Succeed()) })
+		Expect(c.Create(ctx, binding)).To(Succeed())
+		DeferCleanup(func(ctx context.Context) { Expect(client.IgnoreNotFound(c.Delete(ctx, binding))).To(Succeed()) })
+
+		// Until the policy is in force: a Pod on no simulated node (the
+		// kubelet leaves it) whose address the apiserver refuses.
+		probe := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: ns},
+			Spec: corev1.PodSpec{NodeName: "no-such-node", Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}
+		Expect(c.Create(ctx, probe)).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(probe), probe)).To(Succeed())
+			probe.Status.PodIP = "10.128.0.9"
+			err := c.Status().Update(ctx, probe, client.DryRunAll)
+			g.Expect(err).To(HaveOccurred())
+			g.Expect(err.Error()).To(ContainSubstring("no Pod address in this namespace"))
+		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
+		// No kubelet confirms its deletion: gone at once, as the namespace's must be.
+		Expect(c.Delete(ctx, probe, client.GracePeriodSeconds(0))).To(Succeed())
+
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx"}}}}
+		Expect(c.Create(ctx, p)).To(Succeed())
+		Eventually(func(g Gomega) {
+			var events corev1.EventList
+			g.Expect(c.List(ctx, &events, client.InNamespace(ns))).To(Succeed())
+			var refused []corev1.Event
+			for _, e := range events.Items {
+				if e.InvolvedObject.Name == "web" && e.Reason == "StatusRefused" {
+					refused = append(refused, e)
+				}
+			}
+			g.Expect(refused).To(HaveLen(1), "the Pod's StatusRefused events")
+			g.Expect(refused[0].Type).To(Equal(corev1.EventTypeWarning))
+			g.Expect(refused[0].Message).To(ContainSubstring("no Pod address in this namespace"))
+		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
+		Eventually(func(g Gomega) {
+			var told []timeline.Event
+			for _, e := range recorded() {
+				if e.Verb == timeline.Emit && e.Kind == "Pod" && e.Namespace == ns && e.Name == "web" {
+					told = append(told, e)
+				}
+			}
+			g.Expect(told).To(ContainElement(And(
+				HaveField("Actor", "kubelet (simulated)"),
+				HaveField("Detail", ContainSubstring("StatusRefused: the apiserver refused")),
+				HaveField("Detail", ContainSubstring("no Pod address in this namespace")),
+			)))
+		}).WithContext(ctx).WithTimeout(10 * time.Second).Should(Succeed())
+		h := shared.Health()
+		Expect(h.KubeletRefused).To(BeNumerically(">", before))
+		Expect(h.LastKubeletRefusal).To(ContainSubstring("no Pod address in this namespace"))
+		// Refused once, not again and again: still Pending, one event.
+		Consistently(func(g Gomega) {
+			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(p), p)).To(Succeed())
+			g.Expect(p.Status.Phase).To(Equal(corev1.PodPending))
+		}).WithContext(ctx).WithTimeout(2 * time.Second).Should(Succeed())
+	})
+})

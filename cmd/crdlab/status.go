@@ -44,6 +44,10 @@ cannot get back). Exits 0 when a lab runs, 3 when none does.`,
 			for _, p := range st.Problems {
 				fmt.Fprint(out, l.Msgf("  problem:    %s\n", p))
 			}
+			if st.KubeletRefused > 0 {
+				fmt.Fprint(out, l.Msgf("  refused:    %d Pod statuses of the simulated kubelet (events of reason StatusRefused); the last: %s\n",
+					st.KubeletRefused, st.LastKubeletRefusal))
+			}
 			fmt.Fprint(out, l.Msgf("  pid:        %d\n  endpoint:   %s\n  kubeconfig: %s\n", st.PID, st.Endpoint, st.Kubeconfig))
 			if st.Kubernetes != "" {
 				fmt.Fprint(out, l.Msgf("  kubernetes: %s\n", st.Kubernetes))

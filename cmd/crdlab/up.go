@@ -150,7 +150,7 @@ func (f *upFlags) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringSliceVar(&f.components, "components", []string{"all"},
 		"optional components to run besides etcd and kube-apiserver: controller-manager, scheduler, nodes, aggregated-api; "+
 			"'all', or 'none' for plain envtest (apiserver only)")
-	cmd.Flags().IntVar(&f.nodes, "nodes", 3, "how many simulated nodes to run")
+	cmd.Flags().IntVar(&f.nodes, "nodes", 3, "how many simulated nodes to run (at most 16384: each gets a /23 of the Pod range 10.128.0.0/9)")
 	cmd.Flags().IntVar(&f.zones, "zones", 0, "spread the simulated nodes over this many zones (topology.kubernetes.io/zone zone-a, zone-b...; at most 26)")
 	cmd.Flags().StringToStringVar(&f.nodeCap, "node-capacity", nil,
 		"each simulated node's capacity: any of cpu, memory and pods, the others as by default")
@@ -205,11 +205,17 @@ func (f *upFlags) validate(ctx context.Context) error {
 	if f.nodes < 1 {
 		return errors.New(l.Msgf("--nodes %d: must be at least 1", f.nodes))
 	}
+	if f.nodes > lab.MaxNodes {
+		return errors.New(l.Msgf("--nodes %d: at most %d (each node gets a /%d of the Pod range %s)", f.nodes, lab.MaxNodes, lab.NodeCIDRMaskSize, lab.ClusterCIDR))
+	}
 	if f.zones < 0 || f.zones > lab.MaxZones || f.zones > f.nodes {
 		return errors.New(l.Msgf("--zones %d: want 0 to %d, and no more than --nodes (%d)", f.zones, lab.MaxZones, f.nodes))
 	}
 	if f.capacity, err = parseNodeCapacity(f.nodeCap); err != nil {
 		return err
+	}
+	if pods, ok := f.capacity[corev1.ResourcePods]; ok && pods.Value() > lab.MaxPodsPerNode {
+		return errors.New(l.Msgf("--node-capacity pods=%s: at most %d (a node's Pod addresses are a /%d)", pods.String(), lab.MaxPodsPerNode, lab.NodeCIDRMaskSize))
 	}
 	if f.podDelay < 0 {
 		return errors.New(l.Msgf("--pod-start-delay %s: must not be negative", f.podDelay))

@@ -89,6 +89,26 @@ func (o *Options) defaults() {
 	}
 }
 
+// Errors of Options that the nodes cannot have.
+var (
+	// ErrTooManyNodes: Options.Nodes is above MaxNodes.
+	ErrTooManyNodes = errors.New("more nodes than the cluster's Pod range has room for")
+	// ErrTooManyPods: Options.Capacity's pods is above MaxPodsPerNode.
+	ErrTooManyPods = errors.New("more Pods a node than its podCIDR has addresses for")
+)
+
+// validate says what the nodes cannot be: more than MaxNodes, or more Pods
+// each than their podCIDR has addresses for.
+func (o *Options) validate() error {
+	if o.Nodes < 0 || o.Nodes > MaxNodes {
+		return fmt.Errorf("%w: %d nodes: want 1 to %d (a /%d of %s each)", ErrTooManyNodes, o.Nodes, MaxNodes, NodeCIDRMaskSize, ClusterCIDR)
+	}
+	if pods, ok := o.Capacity[corev1.ResourcePods]; ok && pods.Value() > MaxPodsPerNode {
+		return fmt.Errorf("%w: pods=%s: want at most %d (a node's podCIDR is a /%d)", ErrTooManyPods, pods.String(), MaxPodsPerNode, NodeCIDRMaskSize)
+	}
+	return nil
+}
+
 // DefaultCapacity is a simulated node's capacity unless Options.Capacity
 // says otherwise: 32 CPUs, 256Gi of memory, 400 Pods.
 func DefaultCapacity() corev1.ResourceList {
@@ -132,8 +152,10 @@ type Kubelet struct {
 	done       sync.WaitGroup
 	now        func() time.Time // the clock of Pods' lives
 
-	mu    sync.Mutex
-	nodes map[string]*node
+	mu          sync.Mutex
+	nodes       map[string]*node
+	refusals    int    // writes the apiserver refused (Refusals)
+	lastRefusal string // the last of them, in words
 }
 
 // Start registers the nodes and starts their kubelets; they run until
@@ -141,6 +163,9 @@ type Kubelet struct {
 // NotReady says which are not yet seen Ready.
 func Start(ctx context.Context, cfg *rest.Config, opts Options) (*Kubelet, error) {
 	opts.defaults()
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
 	cfg = rest.CopyConfig(cfg)
 	cfg.UserAgent = FieldManager
 	cfg.QPS, cfg.Burst = 1000, 2000
@@ -183,7 +208,11 @@ func Start(ctx context.Context, cfg *rest.Config, opts Options) (*Kubelet, error
 		k.nodeQueue.ShutDown()
 	}()
 	for i := 1; i <= opts.Nodes; i++ {
-		n := &node{name: fmt.Sprintf("%s%d", opts.NamePrefix, i), index: i, running: true, zone: ZoneName(i, opts.Zones)}
+		n, err := newNode(fmt.Sprintf("%s%d", opts.NamePrefix, i), i, ZoneName(i, opts.Zones))
+		if err != nil {
+			cancel()
+			return nil, err
+		}
 		k.nodes[n.name] = n
 	}
 	if err := k.registerAll(ctx); err != nil {

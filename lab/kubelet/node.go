@@ -3,6 +3,7 @@ package kubelet
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -17,12 +18,22 @@ import (
 // kubeletVersion is what the simulated nodes report.
 const kubeletVersion = "v1.37.2-crdlab"
 
+// newNode is the index-th simulated node (1-based, at most MaxNodes).
+func newNode(name string, index int, zone string) (*node, error) {
+	cidr, err := podCIDR(index)
+	if err != nil {
+		return nil, err
+	}
+	return &node{name: name, index: index, zone: zone, running: true, podCIDR: cidr}, nil
+}
+
 // node is one simulated node.
 type node struct {
 	name    string
 	index   int
 	zone    string // "" without zones
 	running bool
+	podCIDR netip.Prefix          // its spec.podCIDR, as the Node says
 	nextIP  int                   // last host part handed out to a Pod
 	lease   *coordinationv1.Lease // as last written, renewed without a read
 }
@@ -61,7 +72,11 @@ const SimulatedLabel = "crdlab.dev/simulated"
 // lab restarted on the same data dir): it sets the node's own labels,
 // then its status Ready.
 func (k *Kubelet) register(ctx context.Context, n *node) error {
-	want := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n.name, Labels: nodeLabels(n)}}
+	cidr := n.podCIDR.String()
+	want := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: n.name, Labels: nodeLabels(n)},
+		Spec:       corev1.NodeSpec{PodCIDR: cidr, PodCIDRs: []string{cidr}},
+	}
 	k.setStatus(want, n, metav1.Now())
 	_, err := k.client.CoreV1().Nodes().Create(ctx, want, metav1.CreateOptions{FieldManager: FieldManager})
 	if apierrors.IsAlreadyExists(err) {
@@ -81,7 +96,10 @@ func (k *Kubelet) register(ctx context.Context, n *node) error {
 // labels (updateDefaultLabels): a lab restarted on its data dir with
 // --zones, or another number of zones, moves its nodes to their zones. A
 // label the node no longer has a value for (no zones now) is left, as a
-// kubelet leaves it; so are labels others set.
+// kubelet leaves it; so are labels others set. A Node without a podCIDR (a
+// data dir of a crdlab before podCIDRs) is given the node's; a Node with
+// one keeps it (it cannot change), and the node's Pods take their
+// addresses from it, as a kubelet reads its podCIDR from its Node.
 func (k *Kubelet) updateLabels(ctx context.Context, n *node) error {
 	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		cur, err := k.client.CoreV1().Nodes().Get(ctx, n.name, metav1.GetOptions{})
@@ -89,6 +107,14 @@ func (k *Kubelet) updateLabels(ctx context.Context, n *node) error {
 			return fmt.Errorf("unable to read node %s: %w", n.name, err)
 		}
 		changed := false
+		if cur.Spec.PodCIDR == "" {
+			cidr := n.podCIDR.String()
+			cur.Spec.PodCIDR, cur.Spec.PodCIDRs, changed = cidr, []string{cidr}, true
+		} else if p, err := netip.ParsePrefix(cur.Spec.PodCIDR); err == nil && p.Addr().Is4() && p.Bits() <= 30 {
+			k.mu.Lock()
+			n.podCIDR = p.Masked()
+			k.mu.Unlock()
+		}
 		for key, v := range nodeLabels(n) {
 			if cur.Labels[key] != v {
 				if cur.Labels == nil {
@@ -169,12 +195,6 @@ func (k *Kubelet) setStatus(cur *corev1.Node, n *node, now metav1.Time) {
 		Architecture:            "amd64",
 	}
 	cur.Status.DaemonEndpoints = corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: 10250}}
-}
-
-// nodeIP is the address of the node of that index: 10.89.0.1 for the
-// first, on through 10.89.255.255 (so that a thousand nodes have one each).
-func nodeIP(index int) string {
-	return fmt.Sprintf("10.89.%d.%d", index/256, index%256)
 }
 
 // statusCurrent reports whether node shows what its simulated kubelet

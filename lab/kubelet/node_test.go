@@ -37,7 +37,8 @@ func TestRegisterUpdatesAnExistingNodesLabels(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			existing := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "lab-node-2", Labels: tc.existing}}
 			client := fake.NewClientset(existing)
-			n := &node{name: "lab-node-2", index: 2, zone: tc.zone, running: true}
+			n := mustNode("lab-node-2", 2)
+			n.zone = tc.zone
 			k := &Kubelet{opts: Options{Capacity: DefaultCapacity()}, client: client, heartbeats: client,
 				nodes: map[string]*node{n.name: n}}
 			if err := k.register(context.Background(), n); err != nil {

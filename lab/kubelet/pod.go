@@ -162,6 +162,12 @@ func (k *Kubelet) writeStatus(ctx context.Context, pod *corev1.Pod, status *core
 		return 0, nil
 	case apierrors.IsConflict(err):
 		return 0, nil // the newer version comes through the informer
+	case refused(err):
+		// Sending it again would be refused again: said once, on the
+		// Pod's events (so on the timeline), in the log and in the lab's
+		// status, and tried again when the Pod changes.
+		k.refuse(ctx, pod, err)
+		return 0, nil
 	case err != nil:
 		return 0, fmt.Errorf("unable to update status of pod %s/%s: %w", p.Namespace, p.Name, err)
 	}
@@ -259,16 +265,17 @@ func finishedStatus(pod *corev1.Pod, now time.Time, phase corev1.PodPhase, exitC
 	return status
 }
 
-// podIP hands out addresses from 10.244.<node>.0/24 (10.245.<node-256>.0/24
-// from the 256th node on, and so on), stable for a Pod.
+// podIP hands out the addresses of the node's podCIDR in turn, from its
+// .2 (the .1 is a bridge's gateway) to the last before its broadcast
+// address, and then from the start again; stable for a Pod.
 func (k *Kubelet) podIP(pod *corev1.Pod, n *node) string {
 	if pod.Status.PodIP != "" {
 		return pod.Status.PodIP
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	n.nextIP = n.nextIP%253 + 1
-	return fmt.Sprintf("10.%d.%d.%d", 244+n.index/256, n.index%256, n.nextIP+1)
+	n.nextIP = n.nextIP%podHosts(n.podCIDR) + 1
+	return hostAddr(n.podCIDR, n.nextIP+1).String()
 }
 
 func durationAnnotation(pod *corev1.Pod, key string) (time.Duration, bool) {
@@ -319,4 +326,53 @@ func imageID(image string) string { return "simulated://" + image }
 
 func containerID(pod *corev1.Pod, name string) string {
 	return "simulated://" + string(pod.UID)[:8] + "-" + name
+}
+
+// refused reports whether the apiserver refused a write for what it said,
+// not for the moment: the same write would be refused again.
+func refused(err error) bool {
+	return apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) || apierrors.IsForbidden(err) ||
+		apierrors.IsRequestEntityTooLargeError(err)
+}
+
+// ReasonStatusRefused is the reason of the Warning Event the simulated
+// kubelet records on a Pod whose status the apiserver refused.
+const ReasonStatusRefused = "StatusRefused"
+
+// refuse counts a Pod status the apiserver refused, logs it and records a
+// Warning Event on the Pod with the apiserver's words, as a component
+// records what went wrong for the object it works on.
+func (k *Kubelet) refuse(ctx context.Context, pod *corev1.Pod, err error) {
+	msg := fmt.Sprintf("the apiserver refused the status the simulated kubelet wrote: %v", err)
+	k.mu.Lock()
+	k.refusals++
+	k.lastRefusal = fmt.Sprintf("pod %s/%s: %v", pod.Namespace, pod.Name, err)
+	k.mu.Unlock()
+	k.opts.Logger.Info("status refused by the apiserver", "pod", pod.Namespace+"/"+pod.Name, "error", err.Error())
+	now := metav1.NewTime(k.now())
+	ev := &corev1.Event{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: pod.Name + ".", Namespace: pod.Namespace},
+		InvolvedObject: corev1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: pod.Namespace, Name: pod.Name,
+			UID: pod.UID, ResourceVersion: pod.ResourceVersion},
+		Reason:              ReasonStatusRefused,
+		Message:             msg,
+		Type:                corev1.EventTypeWarning,
+		Source:              corev1.EventSource{Component: "kubelet", Host: pod.Spec.NodeName},
+		ReportingController: FieldManager, // the timeline says "kubelet (simulated)"
+		ReportingInstance:   pod.Spec.NodeName,
+		FirstTimestamp:      now,
+		LastTimestamp:       now,
+		Count:               1,
+	}
+	if _, err := k.client.CoreV1().Events(pod.Namespace).Create(ctx, ev, metav1.CreateOptions{}); err != nil {
+		k.opts.Logger.Info("unable to record an event", "pod", pod.Namespace+"/"+pod.Name, "reason", ReasonStatusRefused, "error", err.Error())
+	}
+}
+
+// Refusals says how many writes of the simulated kubelet the apiserver
+// refused since it started, and the last, in words ("" with none).
+func (k *Kubelet) Refusals() (count int, last string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.refusals, k.lastRefusal
 }

@@ -41,7 +41,7 @@ func pod(mods ...func(*corev1.Pod)) *corev1.Pod {
 func running(start time.Time, behavior string) func(*corev1.Pod) {
 	return func(p *corev1.Pod) {
 		k := &Kubelet{}
-		p.Status = *k.runningStatus(p, &node{name: "lab-node-1", index: 1}, start, behavior)
+		p.Status = *k.runningStatus(p, mustNode("lab-node-1", 1), start, behavior)
 	}
 }
 
@@ -89,7 +89,7 @@ func TestSyncPod(t *testing.T) {
 		pod:  pod(), now: t0,
 		wantPhase: corev1.PodRunning, wantReady: corev1.ConditionTrue, wantNext: 0,
 		check: func(t *testing.T, s *corev1.PodStatus) {
-			if s.PodIP != "10.244.1.2" || s.HostIP != "10.89.0.1" {
+			if s.PodIP != "10.128.0.2" || s.HostIP != "10.89.0.1" {
 				t.Errorf("addresses: pod %s, host %s", s.PodIP, s.HostIP)
 			}
 			if len(s.ContainerStatuses) != 2 || s.ContainerStatuses[0].State.Running == nil || !s.ContainerStatuses[1].Ready {
@@ -188,7 +188,7 @@ func TestSyncPod(t *testing.T) {
 				opts:   tc.opts,
 				client: client,
 				pods:   corelisters.NewPodLister(indexer),
-				nodes:  map[string]*node{"lab-node-1": {name: "lab-node-1", index: 1, running: !tc.stopped}},
+				nodes:  map[string]*node{"lab-node-1": stopped(mustNode("lab-node-1", 1), tc.stopped)},
 			}
 			k.now = func() time.Time { return tc.now }
 			next, err := k.syncPod(context.Background(), "default/web")
@@ -241,7 +241,7 @@ func TestSyncPodConfirmsDeletion(t *testing.T) {
 	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
 	_ = indexer.Add(p)
 	k := &Kubelet{client: client, pods: corelisters.NewPodLister(indexer),
-		nodes: map[string]*node{"lab-node-1": {name: "lab-node-1", index: 1, running: true}}}
+		nodes: map[string]*node{"lab-node-1": mustNode("lab-node-1", 1)}}
 	k.now = func() time.Time { return t0 }
 	if _, err := k.syncPod(context.Background(), "default/web"); err != nil {
 		t.Fatal(err)
@@ -263,11 +263,11 @@ func TestSyncPodConfirmsDeletion(t *testing.T) {
 // Pod addresses are stable for a Pod, and handed out in turn per node.
 func TestPodIP(t *testing.T) {
 	k := &Kubelet{}
-	n := &node{index: 2}
-	if got := k.podIP(pod(), n); got != "10.244.2.2" {
+	n := mustNode("lab-node-2", 2)
+	if got := k.podIP(pod(), n); got != "10.128.2.2" {
 		t.Errorf("first address %s", got)
 	}
-	if got := k.podIP(pod(), n); got != "10.244.2.3" {
+	if got := k.podIP(pod(), n); got != "10.128.2.3" {
 		t.Errorf("second address %s", got)
 	}
 	if got := k.podIP(pod(func(p *corev1.Pod) { p.Status.PodIP = "10.244.9.9" }), n); got != "10.244.9.9" {
@@ -291,4 +291,19 @@ func TestDurationAnnotation(t *testing.T) {
 			t.Errorf("%q: %s, %v; want %s, %v", tc.value, got, ok, tc.want, tc.wantOK)
 		}
 	}
+}
+
+// mustNode is the index-th simulated node, running.
+func mustNode(name string, index int) *node {
+	n, err := newNode(name, index, "")
+	if err != nil {
+		panic(err)
+	}
+	return n
+}
+
+// stopped marks n stopped when s.
+func stopped(n *node, s bool) *node {
+	n.running = !s
+	return n
 }

@@ -68,6 +68,12 @@ type Health struct {
 	// Problems are what went wrong for good, in words: etcd restarted
 	// without the data it had.
 	Problems []string `json:"problems,omitempty"`
+	// KubeletRefused counts the writes of the simulated kubelet that the
+	// apiserver refused (a Pod's status it found invalid): each is also a
+	// Warning Event on its Pod, reason StatusRefused, with the
+	// apiserver's words. LastKubeletRefusal is the last, in words.
+	KubeletRefused     int    `json:"kubeletRefused,omitempty"`
+	LastKubeletRefusal string `json:"lastKubeletRefusal,omitempty"`
 }
 
 // ProcessHealth is one supervised process of a lab: etcd, kube-apiserver,
