@@ -46,7 +46,10 @@ if [[ ! -f $out/junit_01.xml ]]; then
 	tail -30 "$out/e2e.log" >&2
 	exit 1
 fi
-report=(go run ./report -junit "$out/junit_01.xml" -focus "$focus" -skip "$skip"
+# e2e.test's version: the k8s.io/kubernetes this module requires (make lint
+# keeps it on the main module's, which follows minors.txt's built-in line).
+kubernetes=$(cd "$root/lab/internal/conformance" && go list -m -f '{{.Version}}' k8s.io/kubernetes)
+report=(go run ./report -junit "$out/junit_01.xml" -focus "$focus" -skip "$skip" -kubernetes "$kubernetes"
 	-commit "$(git -C "$root" rev-parse --short HEAD)")
 if [[ ${REPORT:-} == 1 ]]; then
 	report+=(-results "$root/docs/conformance/results.json" -doc "$root/docs/conformance.md")
