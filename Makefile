@@ -56,7 +56,7 @@ MODULES ?= lab/labtest lab/labtest/trace $(EXAMPLE) lab/internal/conformance lab
 KUBERNETES_TEST_MINORS ?= $(K8S_MINORS) $(K8S_BUILTIN)
 STANDALONE_MINORS ?= $(K8S_OLDEST)
 
-export GO BIN BINDIR KUBECTL EXAMPLE NODWARF CONTROLLER_GEN GOLANGCI_LINT K8S_MINORS K8S_OLDEST K8S_BUILTIN VERSION RELEASE_BASE_URL SIGNING_KEY \
+export GO BIN BINDIR KUBECTL EXAMPLE E2E NODWARF CONTROLLER_GEN GOLANGCI_LINT K8S_MINORS K8S_OLDEST K8S_BUILTIN VERSION RELEASE_BASE_URL SIGNING_KEY \
 	CRDLAB_LDFLAGS COMPONENTS_LDFLAGS PLATFORMS COMPONENTS COMPONENT_PLATFORMS MODULES KUBERNETES_TEST_MINORS STANDALONE_MINORS
 
 .DEFAULT_GOAL := help
@@ -134,19 +134,9 @@ lint: $(GOLANGCI_LINT) ## Run shellcheck on the scripts, check that e2e.test's m
 test-deps: ## Install what the tests need: Debian's kubectl, tmux for the lessons' terminal test, shellcheck for make lint, and Debian's chromium for the web UI's browser test.
 	@.ci/make/test-deps.sh
 
-# make test runs CPU-bound cold compiles (overlap.sh, niced) alongside suites that mostly wait
-# on apiservers; SUBMAKE, not $$(MAKE), so that make -n prints them. Fuzzing counts
-# executions: a timed one can fail as it ends (golang/go#75804).
-# go vet's analyzers run in lint (golangci-lint's govet: the same set, loopclosure aside, a no-op since Go 1.22),
-# on every module: every go test here runs with -vet=off, since each vet run analyses all imports again.
-SUBMAKE := $(MAKE) --no-print-directory
-test: LINT := main
-test: test-deps verify-manifests verify-generated build lint ## Run every test: lint, unit, integration (real apiserver), CLI, releases, the modules of users' suites, conformance, fuzzing.
-	.ci/make/overlap.sh _artifacts/compiles.log $(SUBMAKE) components cross release lint CROSS=check LINT=modules K8S=$(K8S_OLDEST) $(RELEASE_CHECK) -- \
-		$(GO) test -vet=off -count=1 -timeout 30m ./...
-	.ci/make/overlap.sh _artifacts/e2e.log $(SUBMAKE) $(E2E) -- \
-		$(SUBMAKE) verify-release test-modules test-kubernetes-seed $(RELEASE_CHECK) KUBERNETES_TEST_MINORS=$(K8S_OLDEST)
-	.ci/make/overlap.sh _artifacts/fuzz.log $(SUBMAKE) fuzz FUZZTIME=20000x -- $(SUBMAKE) conformance-ci
+# make test's stages, in order, with what runs beside what and why: .ci/make/test.sh.
+test: ## Run every test: lint, unit, integration (real apiserver), CLI, releases, the modules of users' suites, conformance, fuzzing (.ci/make/test.sh lists the stages).
+	.ci/make/test.sh
 
 test-modules: build ## Test the modules with their own go.mod (lab/labtest, lab/labtest/trace, the example operator, lab/components/*) against bin/crdlab and bin/crdlab-k8s-*; the example's download test serves dist/$(VERSION) (make release-check).
 	.ci/make/test-modules.sh
