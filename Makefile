@@ -56,7 +56,7 @@ MODULES ?= lab/labtest lab/labtest/trace $(EXAMPLE) lab/internal/conformance lab
 KUBERNETES_TEST_MINORS ?= $(K8S_MINORS) $(K8S_BUILTIN)
 STANDALONE_MINORS ?= $(K8S_OLDEST)
 
-export GO BIN BINDIR KUBECTL EXAMPLE E2E NODWARF CONTROLLER_GEN GOLANGCI_LINT K8S_MINORS K8S_OLDEST K8S_BUILTIN VERSION RELEASE_BASE_URL SIGNING_KEY \
+export GO BIN BINDIR KUBECTL EXAMPLE NODWARF CONTROLLER_GEN GOLANGCI_LINT K8S_MINORS K8S_OLDEST K8S_BUILTIN VERSION RELEASE_BASE_URL SIGNING_KEY \
 	CRDLAB_LDFLAGS COMPONENTS_LDFLAGS PLATFORMS COMPONENTS COMPONENT_PLATFORMS MODULES KUBERNETES_TEST_MINORS STANDALONE_MINORS
 
 .DEFAULT_GOAL := help
@@ -145,6 +145,7 @@ test-modules: build ## Test the modules with their own go.mod (lab/labtest, lab/
 # module on the main module's versions: only what it adds compiles. Not vetted (upstream's code):
 # go test -c's vet alone would analyse all of Kubernetes again.
 E2E ?= bin/e2e.test
+export E2E
 CONFORMANCE_FOCUS ?= \[sig-api-machinery\].*\[Conformance\]
 # Tests calling a deployed image fail on simulated nodes (docs/conformance.md).
 CONFORMANCE_SKIP ?= \[sig-api-machinery\] (AdmissionWebhook|CustomResourceConversionWebhook|CustomResourceFieldSelectors|Aggregator)
