@@ -107,7 +107,7 @@ fmt: ## Format the code.
 generate: build ## Regenerate generated files: components' --help for envtest (every minor's), scenario format docs and schema, CLI golden files.
 	.ci/make/generate.sh
 
-components-modules: ## Regenerate each lab/components/<minor> module (go.mod, main.go, main_test.go, fasthelp) from MINORS_FILE, then go mod tidy.
+components-modules: ## Regenerate what MINORS_FILE decides, then go mod tidy: the built-in line's releases in go.mod, e2e.test's go.mod and the lessons' skeletons, lab/multicall/hooks.go, and each lab/components/<minor> module (go.mod, main.go, main_test.go, fasthelp).
 	$(GO) run ./lab/internal/minorgen
 
 $(CONTROLLER_GEN) $(GOLANGCI_LINT):
@@ -119,7 +119,7 @@ manifests: $(CONTROLLER_GEN) ## Generate the operators' CRDs (fixtures/crds), we
 verify-manifests: $(CONTROLLER_GEN) ## Generate as make manifests, then fail when a generated file changed.
 	.ci/make/manifests.sh verify
 
-verify-generated: ## Fail when the components modules are stale against MINORS_FILE (make components-modules writes them).
+verify-generated: ## Fail when what MINORS_FILE decides is stale: the built-in line's module files and hooks, the components modules (make components-modules writes them).
 	$(GO) run ./lab/internal/minorgen -check
 
 vet: ## Run go vet.
