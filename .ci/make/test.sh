@@ -35,7 +35,7 @@ compiles() {
 	"$ci/lint.sh" modules
 }
 
-# e2e: Kubernetes' e2e.test, from lab/internal/conformance's module (only
+# e2e: Kubernetes' e2e.test, from lab/internal/tools/conformance's module (only
 # what it adds to the main module's compiles; not vetted: upstream's code).
 e2e() { submake "$E2E"; }
 
@@ -78,7 +78,7 @@ fi
 # built-in line's go.mod files and hooks). Cheap once the tools are built.
 submake "$CONTROLLER_GEN" "$GOLANGCI_LINT"
 "$ci/manifests.sh" verify
-"$GO" run ./lab/internal/minorgen -check
+"$GO" run ./lab/internal/tools/minorgen -check
 
 # 3. bin/crdlab: on a clean machine the cold compile of all of Kubernetes
 # (~13 min on 2 cores), which every later step reuses. Alone: it uses both

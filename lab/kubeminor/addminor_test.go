@@ -64,12 +64,12 @@ func TestAddingAMinor(t *testing.T) {
 	t.Run("components module", func(t *testing.T) {
 		// minorgen's check against the repository fails: the new minor's
 		// module is not there yet.
-		if out, err := runErr(root, nil, "go", "run", "./lab/internal/minorgen", "-check", "-minors", list); err == nil ||
+		if out, err := runErr(root, nil, "go", "run", "./lab/internal/tools/minorgen", "-check", "-minors", list); err == nil ||
 			!strings.Contains(out, filepath.Join("lab", "components", fakeMinor)) {
 			t.Errorf("minorgen -check with the new line passed or did not name its module: %v\n%s", err, out)
 		}
 		gen := copyRepo(t, root)
-		run(t, root, nil, "go", "run", "./lab/internal/minorgen", "-root", gen, "-minors", list, "-tidy=false")
+		run(t, root, nil, "go", "run", "./lab/internal/tools/minorgen", "-root", gen, "-minors", list, "-tidy=false")
 		dir := filepath.Join(gen, "lab", "components", fakeMinor)
 		for file, says := range map[string][]string{
 			"go.mod":               {"module github.com/crdlab/crdlab/lab/components/1.34", "k8s.io/kubernetes => k8s.io/kubernetes v1.34.0", "k8s.io/api => k8s.io/api v0.34.0", "github.com/crdlab/crdlab => ../../.."},
@@ -106,7 +106,7 @@ func TestAddingAMinor(t *testing.T) {
 			}
 		}
 		out := filepath.Join(tmp, "dist")
-		run(t, root, nil, "go", "run", "./lab/internal/release", "package", "-version", version, "-out", out,
+		run(t, root, nil, "go", "run", "./lab/internal/tools/release", "package", "-version", version, "-out", out,
 			"-bin", filepath.Join(tmp, "bin"), "-components", strings.Join(minors, " "),
 			"-signing-key", filepath.Join("lab", "labtest", "internal", "releasetest", "testdata", "test-only-release-signing-key.pem"), platform)
 		b, err := os.ReadFile(filepath.Join(out, release.IndexFile))

@@ -14,16 +14,16 @@ import (
 // release after a bump, each for a reason: a record of a run, or a test's
 // sample input that any version would do for.
 var notFollowed = map[string]string{
-	"docs/conformance.md":                  "a run's record: the e2e.test it ran (make conformance writes it again)",
-	"docs/conformance/results.json":        "a run's record, as docs/conformance.md",
-	"docs/boot.md":                         "a measurement: the releases its patches were checked on",
-	"lab/kubeminor/releases_test.go":       "ParseReleases' sample lists",
-	"lab/timeline/audit_test.go":           "sample user agents",
-	"lab/internal/actor/actor_test.go":     "sample user agents",
-	"lab/lang/pseudo_test.go":              "a sample kubectl output",
-	"lab/labtest/install/install_test.go":  "a fake crdlab's output",
-	"lab/internal/release/release_test.go": "a fake crdlab's output",
-	"lab/datadir.go":                       "an example in a comment",
+	"docs/conformance.md":                        "a run's record: the e2e.test it ran (make conformance writes it again)",
+	"docs/conformance/results.json":              "a run's record, as docs/conformance.md",
+	"docs/boot.md":                               "a measurement: the releases its patches were checked on",
+	"lab/kubeminor/releases_test.go":             "ParseReleases' sample lists",
+	"lab/timeline/audit_test.go":                 "sample user agents",
+	"lab/internal/actor/actor_test.go":           "sample user agents",
+	"lab/lang/pseudo_test.go":                    "a sample kubectl output",
+	"lab/labtest/install/install_test.go":        "a fake crdlab's output",
+	"lab/internal/tools/release/release_test.go": "a fake crdlab's output",
+	"lab/datadir.go":                             "an example in a comment",
 }
 
 // TestBumpingTheBuiltInPatch bumps the built-in minor's patch on a
@@ -70,16 +70,16 @@ func TestBumpingTheBuiltInPatch(t *testing.T) {
 	}
 
 	// Before the generator, the copy is stale: minorgen -check says so.
-	if out, err := runErr(root, nil, "go", "run", "./lab/internal/minorgen", "-root", repo, "-check"); err == nil || !strings.Contains(out, "go.mod (Kubernetes "+bumped.Kubernetes+", built in)") {
+	if out, err := runErr(root, nil, "go", "run", "./lab/internal/tools/minorgen", "-root", repo, "-check"); err == nil || !strings.Contains(out, "go.mod (Kubernetes "+bumped.Kubernetes+", built in)") {
 		t.Errorf("minorgen -check on the bumped list passed or did not name go.mod: %v\n%s", err, out)
 	}
-	run(t, root, nil, "go", "run", "./lab/internal/minorgen", "-root", repo, "-tidy=false")
-	run(t, root, nil, "go", "run", "./lab/internal/minorgen", "-root", repo, "-check")
+	run(t, root, nil, "go", "run", "./lab/internal/tools/minorgen", "-root", repo, "-tidy=false")
+	run(t, root, nil, "go", "run", "./lab/internal/tools/minorgen", "-root", repo, "-check")
 
 	for file, says := range map[string][]string{
 		"go.mod": {"\tk8s.io/kubernetes " + bumped.Kubernetes + "\n", "\tk8s.io/api => k8s.io/api " + bumped.Staging + "\n",
 			"\tk8s.io/api " + bumped.Staging + "\n"},
-		"lab/internal/conformance/go.mod":                         {"k8s.io/kubernetes " + bumped.Kubernetes + "\n", "\tk8s.io/client-go => k8s.io/client-go " + bumped.Staging + "\n"},
+		"lab/internal/tools/conformance/go.mod":                   {"k8s.io/kubernetes " + bumped.Kubernetes + "\n", "\tk8s.io/client-go => k8s.io/client-go " + bumped.Staging + "\n"},
 		"scenarios/lessons/_files/operator/controller/go.mod.txt": {"\tk8s.io/api " + bumped.Staging + "\n"},
 		"lab/multicall/hooks.go":                                  {"Kubernetes " + old.Minor + ", the minor", "informername.Set"},
 	} {

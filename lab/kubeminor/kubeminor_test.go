@@ -68,7 +68,7 @@ func TestBuiltInPatchIsGoMods(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(mod), "\n\tk8s.io/kubernetes "+patch+"\n") {
-		t.Errorf("go.mod does not require k8s.io/kubernetes %s, the built-in line's (go run ./lab/internal/minorgen writes it)", patch)
+		t.Errorf("go.mod does not require k8s.io/kubernetes %s, the built-in line's (go run ./lab/internal/tools/minorgen writes it)", patch)
 	}
 	if kubeversion.Kubernetes != patch {
 		t.Errorf("kubeversion.Kubernetes = %s, want %s", kubeversion.Kubernetes, patch)

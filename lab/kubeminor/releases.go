@@ -9,7 +9,7 @@ import (
 
 // minorsTxt is the one list of the Kubernetes minors crdlab serves; its
 // comment says the format. The Makefile (make print-minors) and the
-// components modules' generator (lab/internal/minorgen) read the same file.
+// components modules' generator (lab/internal/tools/minorgen) read the same file.
 //
 //go:embed minors.txt
 var minorsTxt []byte

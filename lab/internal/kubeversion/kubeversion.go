@@ -19,7 +19,7 @@ import (
 )
 
 // The variables Kubernetes' build sets with -ldflags -X, reached with a
-// linkname each; lab/internal/linkname's TestUpstreamSignatures fails if
+// linkname each; lab/internal/tools/linkname's TestUpstreamSignatures fails if
 // one's type differs from upstream's in the main module or any components
 // module.
 //

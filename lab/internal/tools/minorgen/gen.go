@@ -132,7 +132,7 @@ func (g *gen) write(tidyModules bool) error {
 }
 
 // errStale: a module differs from what minorgen writes.
-var errStale = errors.New("stale: run go run ./lab/internal/minorgen (make components-modules) and commit")
+var errStale = errors.New("stale: run go run ./lab/internal/tools/minorgen (make components-modules) and commit")
 
 // check compares the built-in line's files and every module with what
 // write would write (a components module's go.mod: its module, go, godebug

@@ -2,7 +2,7 @@
 // built-in line: lab/multicall/hooks.go (the multi-call binary's Prepare
 // hooks, from the same table as every other minor's), and k8s.io/kubernetes
 // and the staging modules at that line's releases wherever this repository
-// requires them (go.mod, lab/internal/conformance/go.mod, the lessons'
+// requires them (go.mod, lab/internal/tools/conformance/go.mod, the lessons'
 // controller skeletons' go.mod.txt), then go mod tidy there: bumping the
 // built-in patch is editing its line and running minorgen. Every other
 // line: the components module of a Kubernetes minor crdlab serves but
@@ -19,8 +19,8 @@
 //
 // Usage, from the repository's root:
 //
-//	go run ./lab/internal/minorgen           # write every module, then go mod tidy
-//	go run ./lab/internal/minorgen -check    # fail when a file is stale or a folder is not in minors.txt
+//	go run ./lab/internal/tools/minorgen           # write every module, then go mod tidy
+//	go run ./lab/internal/tools/minorgen -check    # fail when a file is stale or a folder is not in minors.txt
 //
 // fasthelp/kube-apiserver.txt, the minor's --help, comes from its built
 // executable: make generate.
