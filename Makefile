@@ -52,7 +52,7 @@ RELEASE_CHECK = PLATFORMS="$(HOST)" COMPONENTS=$(K8S_OLDEST) COMPONENT_PLATFORMS
 # Modules with a go.mod of their own; KUBERNETES_TEST_MINORS: make test-kubernetes'
 # (make test's: the oldest); STANDALONE_MINORS: make standalone's, as well.
 LINT := $(if $(filter default,$(origin LINT)),,$(LINT))# make lint's part: main, modules or both (empty); not make's built-in
-MODULES ?= lab/labtest lab/labtest/trace $(EXAMPLE) lab/internal/conformance lab/components/$(K8S_OLDEST)
+MODULES ?= lab/labtest lab/labtest/trace $(EXAMPLE) lab/internal/tools/conformance lab/components/$(K8S_OLDEST)
 KUBERNETES_TEST_MINORS ?= $(K8S_MINORS) $(K8S_BUILTIN)
 STANDALONE_MINORS ?= $(K8S_OLDEST)
 
@@ -83,13 +83,13 @@ release: ## Build the release for PLATFORMS into dist/$(VERSION): an archive per
 	.ci/make/release.sh
 
 verify-release: ## Check dist/$(VERSION) for PLATFORMS and COMPONENTS: the signatures of SHA256SUMS and index.json (the test key only if SIGNING_KEY is it), archive contents, digests and sizes against them; this machine's crdlab prints VERSION, and boots a lab on an empty home (up -d, kubectl get nodes, down); its crdlab-k8s-<minor> print VERSION and their minor.
-	$(GO) run ./lab/internal/release verify -boot -allow-test-key=$(ALLOW_TEST_KEY) -version '$(VERSION)' -out dist/$(VERSION) -base-url '$(RELEASE_BASE_URL)' \
+	$(GO) run ./lab/internal/tools/release verify -boot -allow-test-key=$(ALLOW_TEST_KEY) -version '$(VERSION)' -out dist/$(VERSION) -base-url '$(RELEASE_BASE_URL)' \
 		-license LICENSE -readme README.md -components '$(COMPONENTS)' -component-platforms '$(COMPONENT_PLATFORMS)' $(PLATFORMS)
 
 release-check: ## What make test runs (its builds alongside go test): make release and verify-release for this machine's platform, with the oldest minor's components for this machine.
 	$(MAKE) --no-print-directory release verify-release $(RELEASE_CHECK)
 
-cross: ## Build crdlab for macOS (darwin/arm64, darwin/amd64) and vet it for darwin/arm64; build and vet the labtest module for both and labtest/trace for arm64; nothing is kept. CROSS=check (make test): compile nothing, type-check every package of these modules for both Macs from source, and vet it for darwin/arm64 (lab/internal/typecheck; their files are the same for both Macs, which it checks).
+cross: ## Build crdlab for macOS (darwin/arm64, darwin/amd64) and vet it for darwin/arm64; build and vet the labtest module for both and labtest/trace for arm64; nothing is kept. CROSS=check (make test): compile nothing, type-check every package of these modules for both Macs from source, and vet it for darwin/arm64 (lab/internal/tools/typecheck; their files are the same for both Macs, which it checks).
 	.ci/make/cross.sh $(CROSS)
 
 cross-components: ## Build crdlab-k8s-<minor> of each of COMPONENTS for darwin/arm64 and darwin/amd64 (long: a cold compile of Kubernetes each); nothing is kept.
@@ -107,8 +107,8 @@ fmt: ## Format the code.
 generate: build ## Regenerate generated files: components' --help for envtest (every minor's), scenario format docs and schema, CLI golden files.
 	.ci/make/generate.sh
 
-components-modules: ## Regenerate each lab/components/<minor> module (go.mod, main.go, main_test.go, fasthelp) from MINORS_FILE, then go mod tidy.
-	$(GO) run ./lab/internal/minorgen
+components-modules: ## Regenerate what MINORS_FILE decides, then go mod tidy: the built-in line's releases in go.mod, e2e.test's go.mod and the lessons' skeletons, lab/multicall/hooks.go, and each lab/components/<minor> module (go.mod, main.go, main_test.go, fasthelp).
+	$(GO) run ./lab/internal/tools/minorgen
 
 $(CONTROLLER_GEN) $(GOLANGCI_LINT):
 	.ci/make/tool.sh $@
@@ -119,8 +119,8 @@ manifests: $(CONTROLLER_GEN) ## Generate the operators' CRDs (fixtures/crds), we
 verify-manifests: $(CONTROLLER_GEN) ## Generate as make manifests, then fail when a generated file changed.
 	.ci/make/manifests.sh verify
 
-verify-generated: ## Fail when the components modules are stale against MINORS_FILE (make components-modules writes them).
-	$(GO) run ./lab/internal/minorgen -check
+verify-generated: ## Fail when what MINORS_FILE decides is stale: the built-in line's module files and hooks, the components modules (make components-modules writes them).
+	$(GO) run ./lab/internal/tools/minorgen -check
 
 vet: ## Run go vet.
 	$(GO) vet ./...
@@ -134,27 +134,18 @@ lint: $(GOLANGCI_LINT) ## Run shellcheck on the scripts, check that e2e.test's m
 test-deps: ## Install what the tests need: Debian's kubectl, tmux for the lessons' terminal test, shellcheck for make lint, and Debian's chromium for the web UI's browser test.
 	@.ci/make/test-deps.sh
 
-# make test runs CPU-bound cold compiles (overlap.sh, niced) alongside suites that mostly wait
-# on apiservers; SUBMAKE, not $$(MAKE), so that make -n prints them. Fuzzing counts
-# executions: a timed one can fail as it ends (golang/go#75804).
-# go vet's analyzers run in lint (golangci-lint's govet: the same set, loopclosure aside, a no-op since Go 1.22),
-# on every module: every go test here runs with -vet=off, since each vet run analyses all imports again.
-SUBMAKE := $(MAKE) --no-print-directory
-test: LINT := main
-test: test-deps verify-manifests verify-generated build lint ## Run every test: lint, unit, integration (real apiserver), CLI, releases, the modules of users' suites, conformance, fuzzing.
-	.ci/make/overlap.sh _artifacts/compiles.log $(SUBMAKE) components cross release lint CROSS=check LINT=modules K8S=$(K8S_OLDEST) $(RELEASE_CHECK) -- \
-		$(GO) test -vet=off -count=1 -timeout 30m ./...
-	.ci/make/overlap.sh _artifacts/e2e.log $(SUBMAKE) $(E2E) -- \
-		$(SUBMAKE) verify-release test-modules test-kubernetes-seed $(RELEASE_CHECK) KUBERNETES_TEST_MINORS=$(K8S_OLDEST)
-	.ci/make/overlap.sh _artifacts/fuzz.log $(SUBMAKE) fuzz FUZZTIME=20000x -- $(SUBMAKE) conformance-ci
+# make test's stages, in order, with what runs beside what and why: .ci/make/test.sh.
+test: ## Run every test: lint, unit, integration (real apiserver), CLI, releases, the modules of users' suites, conformance, fuzzing (.ci/make/test.sh lists the stages).
+	.ci/make/test.sh
 
 test-modules: build ## Test the modules with their own go.mod (lab/labtest, lab/labtest/trace, the example operator, lab/components/*) against bin/crdlab and bin/crdlab-k8s-*; the example's download test serves dist/$(VERSION) (make release-check).
 	.ci/make/test-modules.sh
 
-# Kubernetes' e2e.test with its api-machinery suites only (lab/internal/conformance/e2e), from a
+# Kubernetes' e2e.test with its api-machinery suites only (lab/internal/tools/conformance/e2e), from a
 # module on the main module's versions: only what it adds compiles. Not vetted (upstream's code):
 # go test -c's vet alone would analyse all of Kubernetes again.
 E2E ?= bin/e2e.test
+export E2E
 CONFORMANCE_FOCUS ?= \[sig-api-machinery\].*\[Conformance\]
 # Tests calling a deployed image fail on simulated nodes (docs/conformance.md).
 CONFORMANCE_SKIP ?= \[sig-api-machinery\] (AdmissionWebhook|CustomResourceConversionWebhook|CustomResourceFieldSelectors|Aggregator)
@@ -162,17 +153,17 @@ CONFORMANCE_SKIP ?= \[sig-api-machinery\] (AdmissionWebhook|CustomResourceConver
 CONFORMANCE_CI_FOCUS ?= \[sig-api-machinery\] (CustomResourceDefinition resources|Garbage collector|Namespaces|Watchers|Servers with support|FieldValidation|Discovery|server version).*\[Conformance\]
 CONFORMANCE_CI_SKIP ?= \[Slow\]
 
-$(E2E): lab/internal/conformance/go.mod lab/internal/conformance/go.sum lab/internal/conformance/e2e/e2e_test.go
-	cd lab/internal/conformance && $(GO) test -c -vet=off -tags e2e -o $(CURDIR)/$(E2E) ./e2e
+$(E2E): lab/internal/tools/conformance/go.mod lab/internal/tools/conformance/go.sum lab/internal/tools/conformance/e2e/e2e_test.go
+	cd lab/internal/tools/conformance && $(GO) test -c -vet=off -tags e2e -o $(CURDIR)/$(E2E) ./e2e
 
 conformance: build $(E2E) ## Run the api-machinery conformance tests of Kubernetes' e2e.test against a lab; writes docs/conformance/results.json and docs/conformance.md.
-	FOCUS='$(CONFORMANCE_FOCUS)' SKIP='$(CONFORMANCE_SKIP)' REPORT=1 bash lab/internal/conformance/run.sh
+	FOCUS='$(CONFORMANCE_FOCUS)' SKIP='$(CONFORMANCE_SKIP)' REPORT=1 bash lab/internal/tools/conformance/run.sh
 
 conformance-ci: build $(E2E) ## The subset of the conformance tests that 'make test' runs (report in _artifacts/conformance).
-	FOCUS='$(CONFORMANCE_CI_FOCUS)' SKIP='$(CONFORMANCE_CI_SKIP)' bash lab/internal/conformance/run.sh
+	FOCUS='$(CONFORMANCE_CI_FOCUS)' SKIP='$(CONFORMANCE_CI_SKIP)' bash lab/internal/tools/conformance/run.sh
 
 conformance-report: ## Regenerate docs/conformance.md from docs/conformance/results.json.
-	cd lab/internal/conformance && $(GO) run ./report -results $(CURDIR)/docs/conformance/results.json -doc $(CURDIR)/docs/conformance.md
+	cd lab/internal/tools/conformance && $(GO) run ./report -results $(CURDIR)/docs/conformance/results.json -doc $(CURDIR)/docs/conformance.md
 
 fuzz: ## Fuzz the scenario loader and crd migrate's converter for 3 minutes each (FUZZTIME=10m for longer).
 	$(GO) test -vet=off -run '^$$' -fuzz FuzzParse -fuzztime $(or $(FUZZTIME),3m) -fuzzminimizetime 1x ./scenarios/format/
@@ -210,5 +201,5 @@ bench-boot: build standalone ## Only docs/boot.md's table: boot, stop and PSS (w
 bench: bench-boot bench-envtest ## Benchmarks, side by side in one run: boot, stop and PSS against plain envtest, the loops (delete → Ready, 0 → 1000 Pods), envtest on crdlab's folder against standalone binaries (the built-in and the oldest minor), 10,000 Users and 50 watchers, Reset and attach against envtest per spec.
 	.ci/make/bench.sh
 
-bench-scale: ## 1,000 simulated nodes and a Deployment 0 → 10,000 Pods → 0, crdlab's nodes beside KWOK's controller (built into bin/kwok from lab/internal/kwokbench's go.mod) on the same control plane (docs/scale.md); BENCH_SCALE_PODS=1000 for a short run, BENCH_SCALE_JOB=N adds a Job. About 13 minutes on 2 cores. BENCH_SCALE_HOLD=100000: crdlab's nodes alone holding 100,000 Pods of 100 Deployments, a namespace each (BENCH_SCALE_HOLD_APPS), and the PSS of each process (about 35 minutes on 2 cores).
+bench-scale: ## 1,000 simulated nodes and a Deployment 0 → 10,000 Pods → 0, crdlab's nodes beside KWOK's controller (built into bin/kwok from lab/internal/tools/kwokbench's go.mod) on the same control plane (docs/scale.md); BENCH_SCALE_PODS=1000 for a short run, BENCH_SCALE_JOB=N adds a Job. About 13 minutes on 2 cores. BENCH_SCALE_HOLD=100000: crdlab's nodes alone holding 100,000 Pods of 100 Deployments, a namespace each (BENCH_SCALE_HOLD_APPS), and the PSS of each process (about 35 minutes on 2 cores).
 	.ci/make/bench-scale.sh

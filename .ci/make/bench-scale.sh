@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench-scale.sh: make bench-scale. Builds KWOK's controller, the Go module
-# sigs.k8s.io/kwok at the version lab/internal/kwokbench/go.mod requires (a
+# sigs.k8s.io/kwok at the version lab/internal/tools/kwokbench/go.mod requires (a
 # module of its own: the main module's versions stay as they are), into
 # bin/kwok, then runs BenchmarkScale (lab/scale_bench_test.go): crdlab's
 # simulated nodes and KWOK's on the same control plane, side by side
@@ -18,7 +18,7 @@ if [[ -n ${BENCH_SCALE_HOLD:-} ]]; then
 	export CRDLAB_BENCH_SCALE_HOLD_APPS=${BENCH_SCALE_HOLD_APPS:-100}
 	exec "$GO" test -vet=off -run '^$' -bench '^BenchmarkScaleHold$' -benchtime 1x -timeout 150m ./lab/
 fi
-mod=lab/internal/kwokbench
+mod=lab/internal/tools/kwokbench
 echo "== bin/kwok from $mod/go.mod"
 (cd "$mod" && "$GO" build -o "$root/bin/kwok" sigs.k8s.io/kwok/cmd/kwok)
 kwok=$(cd "$mod" && "$GO" list -m -f '{{.Dir}}' sigs.k8s.io/kwok)

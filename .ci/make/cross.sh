@@ -11,7 +11,7 @@
 # compiles nothing for a Mac): every package of the main module and of the
 # labtest modules, with its tests, type-checked from source for both Macs
 # and vetted by go vet's analyzers for darwin/arm64 (their files are the
-# same for both Macs, checked here; lab/internal/typecheck -vet: under a
+# same for both Macs, checked here; lab/internal/tools/typecheck -vet: under a
 # minute each, where go vet for a Mac compiles everything the packages
 # import for it, a Kubernetes more).
 set -euo pipefail
@@ -29,7 +29,7 @@ fi
 if [[ ${1:-} == check ]]; then
 	typecheck=$(mktemp -d)/typecheck
 	trap 'rm -rf "$(dirname "$typecheck")"' EXIT
-	"$GO" build -o "$typecheck" ./lab/internal/typecheck
+	"$GO" build -o "$typecheck" ./lab/internal/tools/typecheck
 	# go vet's analyzers report on these modules' own files, which are the
 	# same for both Macs (none is for one architecture): vetted once, for
 	# darwin/arm64, as make cross vets. Checked here, so that a file for

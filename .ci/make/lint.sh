@@ -35,8 +35,8 @@ main() {
 		echo "lint.sh: the actions above are not pinned by a commit SHA (uses: OWNER/REPO@SHA # vX.Y.Z)" >&2
 		exit 1
 	fi
-	echo "== lab/internal/conformance on the main module's versions"
-	GOFLAGS="${GOFLAGS:-} -tags=e2e" "$(dirname "$0")/samedeps.sh" lab/internal/conformance ./e2e
+	echo "== lab/internal/tools/conformance on the main module's versions"
+	GOFLAGS="${GOFLAGS:-} -tags=e2e" "$(dirname "$0")/samedeps.sh" lab/internal/tools/conformance ./e2e
 	echo "== the lessons' controller skeletons on the main module's versions"
 	# A learner's go.mod is go.mod.txt (not a module of this repository);
 	# make test builds each completed skeleton, which shares go test's

@@ -2,7 +2,7 @@
 # release.sh: make release. Builds crdlab for each of $PLATFORMS and
 # crdlab-k8s-<minor> (lab/components/<minor>) for each minor of $COMPONENTS
 # and platform of $COMPONENT_PLATFORMS into bin/release/$VERSION, then
-# packages them with lab/internal/release into dist/$VERSION (archives,
+# packages them with lab/internal/tools/release into dist/$VERSION (archives,
 # SHA256SUMS, index.json and their signatures: docs/releases.md); the
 # components first, so that each crdlab knows their digests. The Makefile
 # exports the variables; $CRDLAB_LDFLAGS and $COMPONENTS_LDFLAGS are the
@@ -39,7 +39,7 @@ for p in $PLATFORMS; do
 		-o "$bin/${p%/*}-${p#*/}/crdlab" ./cmd/crdlab
 done
 # shellcheck disable=SC2086 # PLATFORMS is a list of words
-"$GO" run ./lab/internal/release package -version "$VERSION" -out "dist/$VERSION" -bin "$bin" \
+"$GO" run ./lab/internal/tools/release package -version "$VERSION" -out "dist/$VERSION" -bin "$bin" \
 	-base-url "$RELEASE_BASE_URL" -date "$(git log -1 --format=%ct)" -license LICENSE -readme README.md \
 	-components "$COMPONENTS" -component-platforms "$COMPONENT_PLATFORMS" -signing-key "${SIGNING_KEY:-}" $PLATFORMS
 rm -rf "$bin"

@@ -3,7 +3,7 @@
 # NAME in what it says) builds PACKAGE (with its tests) from a dependency at
 # another version than the module in REF resolves (default: the main module).
 # A package of another version is compiled again, and so is every package
-# above it: lab/internal/conformance's e2e.test shares most of Kubernetes
+# above it: lab/internal/tools/conformance's e2e.test shares most of Kubernetes
 # with bin/crdlab only while its go.mod resolves the same versions, and the
 # example operator shares labtest/trace's compiles (and golangci-lint's
 # analysis of them) only while it resolves trace's.

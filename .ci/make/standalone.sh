@@ -7,7 +7,7 @@
 set -euo pipefail
 : "${GO:=go}"
 out=$PWD/bin/standalone
-"$GO" build -o "$out/etcd" ./lab/internal/standalone/etcd
+"$GO" build -o "$out/etcd" ./lab/internal/tools/standalone/etcd
 "$GO" build -o "$out/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver
 for m in ${STANDALONE_MINORS:-}; do
 	echo "== kube-apiserver of lab/components/$m into bin/standalone/$m"

@@ -69,7 +69,7 @@ func TestAbsentComponentsGolden(t *testing.T) {
 	// crdlab version says where it looked for each.
 	out := c.mustRun("version")
 	for _, want := range []string{
-		"  1.37  v1.37.2, built in",
+		"  " + kubeminor.BuiltIn + "  " + kubeminor.Patch(kubeminor.BuiltIn) + ", built in",
 		"  1.36  not found (looked in " + components + ", " + filepath.Dir(self) + ", " + cache,
 		"make components K8S=1.36)",
 		"  1.35  not found (looked in " + components,
@@ -152,6 +152,17 @@ func TestSeedWalkthroughOnKubernetes(t *testing.T) {
 			}
 			if out := c.mustRun("version"); !strings.Contains(out, "  "+minor+"  "+patch) {
 				t.Errorf("crdlab version does not list %s as %s:\n%s", minor, patch, out)
+			}
+			// Every node reports a kubelet of the lab's own release, never
+			// one newer than its apiserver (the built-in minor's).
+			kubelets := strings.Fields(c.kubectl("", "get", "nodes", "-o", "jsonpath={.items[*].status.nodeInfo.kubeletVersion}"))
+			if len(kubelets) == 0 {
+				t.Errorf("kubectl get nodes lists no kubeletVersion")
+			}
+			for _, v := range kubelets {
+				if v != patch+"-crdlab" {
+					t.Errorf("a node of the Kubernetes %s lab reports kubelet %s; want %s-crdlab (all: %v)", minor, v, patch, kubelets)
+				}
 			}
 
 			// The seed: the User CRD, a User, the invalid ones refused.

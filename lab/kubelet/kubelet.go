@@ -151,6 +151,7 @@ type Kubelet struct {
 	cancel     context.CancelFunc
 	done       sync.WaitGroup
 	now        func() time.Time // the clock of Pods' lives
+	version    string           // the kubelet version the nodes report (reportedVersion)
 
 	mu          sync.Mutex
 	nodes       map[string]*node
@@ -162,10 +163,6 @@ type Kubelet struct {
 // Stop or until ctx is done. It returns once every node is registered;
 // NotReady says which are not yet seen Ready.
 func Start(ctx context.Context, cfg *rest.Config, opts Options) (*Kubelet, error) {
-	opts.defaults()
-	if err := opts.validate(); err != nil {
-		return nil, err
-	}
 	cfg = rest.CopyConfig(cfg)
 	cfg.UserAgent = FieldManager
 	cfg.QPS, cfg.Burst = 1000, 2000
@@ -188,6 +185,16 @@ func Start(ctx context.Context, cfg *rest.Config, opts Options) (*Kubelet, error
 	if err != nil {
 		return nil, fmt.Errorf("unable to create a client for the simulated kubelet: %w", err)
 	}
+	return start(ctx, cs, hb, opts)
+}
+
+// start is Start on clients: cs for Pods, hb for Leases and Node status.
+func start(ctx context.Context, cs, hb kubernetes.Interface, opts Options) (*Kubelet, error) {
+	opts.defaults()
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	var err error
 	ctx, cancel := context.WithCancel(ctx)
 	k := &Kubelet{
 		opts:       opts,
@@ -201,6 +208,10 @@ func Start(ctx context.Context, cfg *rest.Config, opts Options) (*Kubelet, error
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "simulated-kubelet"}),
 		nodeQueue: workqueue.NewTypedDelayingQueueWithConfig(
 			workqueue.TypedDelayingQueueConfig[nodeWork]{Name: "simulated-nodes"}),
+	}
+	if k.version, err = reportedVersion(hb); err != nil {
+		cancel()
+		return nil, err
 	}
 	go func() {
 		<-ctx.Done()

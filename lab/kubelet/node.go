@@ -11,12 +11,29 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
+
+	"github.com/crdlab/crdlab/lab/kubeminor"
 )
 
-// kubeletVersion is what the simulated nodes report.
-const kubeletVersion = "v1.37.2-crdlab"
+// reportedVersion is the kubelet version the simulated nodes report: the
+// release of the apiserver they register with, as a kubelet of the control
+// plane's own release ("v1.35.8-crdlab" on a Kubernetes 1.35 lab). A real
+// cluster never runs a kubelet newer than its apiserver; the suffix says
+// the kubelet is crdlab's.
+func reportedVersion(c kubernetes.Interface) (string, error) {
+	info, err := c.Discovery().ServerVersion()
+	if err != nil {
+		return "", fmt.Errorf("simulated kubelet: unable to ask the apiserver its version: %w", err)
+	}
+	v, ok := kubeminor.ParseVersion(info.GitVersion)
+	if !ok || v.Release() == "" {
+		return "", fmt.Errorf("simulated kubelet: the apiserver reports version %q, not a Kubernetes release (v1.<minor>.<patch>)", info.GitVersion)
+	}
+	return v.Release() + "-crdlab", nil
+}
 
 // newNode is the index-th simulated node (1-based, at most MaxNodes).
 func newNode(name string, index int, zone string) (*node, error) {
@@ -190,7 +207,7 @@ func (k *Kubelet) setStatus(cur *corev1.Node, n *node, now metav1.Time) {
 		KernelVersion:           "simulated",
 		OSImage:                 "crdlab simulated node",
 		ContainerRuntimeVersion: "simulated://1.0",
-		KubeletVersion:          kubeletVersion,
+		KubeletVersion:          k.version,
 		OperatingSystem:         "linux",
 		Architecture:            "amd64",
 	}

@@ -6,6 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/version"
+	fakediscovery "k8s.io/client-go/discovery/fake"
 	"k8s.io/client-go/kubernetes/fake"
 )
 
@@ -70,4 +72,35 @@ func readyCondition(n *corev1.Node) corev1.ConditionStatus {
 		}
 	}
 	return corev1.ConditionUnknown
+}
+
+// A node reports the kubelet of the control plane's own release, whatever
+// the minor crdlab links: a lab of Kubernetes 1.35 has v1.35 kubelets, as
+// a real cluster's kubelet is never newer than its apiserver.
+func TestNodesReportTheAPIServersVersion(t *testing.T) {
+	for _, tc := range []struct{ server, want string }{
+		{"v1.35.8", "v1.35.8-crdlab"},
+		{"v1.36.5+abc", "v1.36.5-crdlab"},
+	} {
+		t.Run(tc.server, func(t *testing.T) {
+			client := fake.NewClientset()
+			client.Discovery().(*fakediscovery.FakeDiscovery).FakedServerVersion = &version.Info{GitVersion: tc.server}
+			ctx, cancel := context.WithCancel(context.Background())
+			k, err := start(ctx, client, client, Options{Nodes: 2, Capacity: DefaultCapacity()})
+			if err != nil {
+				cancel()
+				t.Fatal(err)
+			}
+			defer func() { cancel(); k.Stop() }()
+			for _, name := range k.NodeNames() {
+				n, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := n.Status.NodeInfo.KubeletVersion; got != tc.want {
+					t.Errorf("node %s reports kubelet %s of a %s apiserver; want %s", name, got, tc.server, tc.want)
+				}
+			}
+		})
+	}
 }

@@ -3,6 +3,8 @@ package kubeminor_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -62,12 +64,12 @@ func TestAddingAMinor(t *testing.T) {
 	t.Run("components module", func(t *testing.T) {
 		// minorgen's check against the repository fails: the new minor's
 		// module is not there yet.
-		if out, err := runErr(root, nil, "go", "run", "./lab/internal/minorgen", "-check", "-minors", list); err == nil ||
+		if out, err := runErr(root, nil, "go", "run", "./lab/internal/tools/minorgen", "-check", "-minors", list); err == nil ||
 			!strings.Contains(out, filepath.Join("lab", "components", fakeMinor)) {
 			t.Errorf("minorgen -check with the new line passed or did not name its module: %v\n%s", err, out)
 		}
-		gen := filepath.Join(tmp, "repo")
-		run(t, root, nil, "go", "run", "./lab/internal/minorgen", "-root", gen, "-minors", list, "-tidy=false")
+		gen := copyRepo(t, root)
+		run(t, root, nil, "go", "run", "./lab/internal/tools/minorgen", "-root", gen, "-minors", list, "-tidy=false")
 		dir := filepath.Join(gen, "lab", "components", fakeMinor)
 		for file, says := range map[string][]string{
 			"go.mod":               {"module github.com/crdlab/crdlab/lab/components/1.34", "k8s.io/kubernetes => k8s.io/kubernetes v1.34.0", "k8s.io/api => k8s.io/api v0.34.0", "github.com/crdlab/crdlab => ../../.."},
@@ -104,7 +106,7 @@ func TestAddingAMinor(t *testing.T) {
 			}
 		}
 		out := filepath.Join(tmp, "dist")
-		run(t, root, nil, "go", "run", "./lab/internal/release", "package", "-version", version, "-out", out,
+		run(t, root, nil, "go", "run", "./lab/internal/tools/release", "package", "-version", version, "-out", out,
 			"-bin", filepath.Join(tmp, "bin"), "-components", strings.Join(minors, " "),
 			"-signing-key", filepath.Join("lab", "labtest", "internal", "releasetest", "testdata", "test-only-release-signing-key.pem"), platform)
 		b, err := os.ReadFile(filepath.Join(out, release.IndexFile))
@@ -153,6 +155,31 @@ func TestAddingAMinor(t *testing.T) {
 			t.Errorf("version does not list the new minor:\n%s", out)
 		}
 	})
+}
+
+// copyRepo copies crdlab's repository at root (its files git tracks, and
+// new ones not ignored) to a temporary folder and returns the folder.
+func copyRepo(t *testing.T, root string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "repo")
+	files := run(t, root, nil, "git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	for _, name := range strings.Split(strings.TrimRight(files, "\x00"), "\x00") {
+		data, err := os.ReadFile(filepath.Join(root, name))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // deleted, not yet committed
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dst, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
 }
 
 func componentsBinaries(minors []string) []string {

@@ -9,8 +9,12 @@
 // with each release). etcd always comes from crdlab: its etcd serves every
 // supported minor.
 //
-// Parse reads a version as --kubernetes and CRDLAB_KUBERNETES_VERSION give
-// it (1.36, v1.36, or the exact patch served, 1.36.5). Find looks for
+// ParseVersion is crdlab's one reader of a Kubernetes version, a minor
+// (1.36), a release (v1.36.5) or what a server reports (v1.36.5+abc):
+// minors.txt's reader, Parse, Of, Older, WithinSkew and the tools go
+// through it. Parse reads a version as --kubernetes and
+// CRDLAB_KUBERNETES_VERSION give it (1.36, v1.36, or the exact patch
+// served, 1.36.5). Find looks for
 // crdlab-k8s-<minor>, first hit wins:
 //
 //  1. $CRDLAB_COMPONENTS_DIR/crdlab-k8s-<minor> when that variable is set;

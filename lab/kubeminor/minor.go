@@ -2,9 +2,7 @@ package kubeminor
 
 import (
 	"errors"
-	"fmt"
 	"os"
-	"regexp"
 	"strings"
 
 	"github.com/crdlab/crdlab/lab/lang"
@@ -29,8 +27,6 @@ var (
 	ErrUntrusted = errors.New("components executable not trusted")
 )
 
-var versionRE = regexp.MustCompile(`^v?(\d+)\.(\d+)(\.\d+)?$`)
-
 // Parse returns the minor ("1.36") of a version as a user gives it: 1.36,
 // v1.36 or the exact patch crdlab serves (1.36.5). source names where the
 // version came from in the error ("--kubernetes", or Env). An unsupported
@@ -39,16 +35,16 @@ func Parse(source, version string) (string, error) { return parseIn(lang.EN, sou
 
 // parseIn is Parse, its errors in l.
 func parseIn(l lang.Lang, source, version string) (string, error) {
-	m := versionRE.FindStringSubmatch(strings.TrimSpace(version))
-	if m == nil {
+	v, ok := ParseVersion(strings.TrimSpace(version))
+	if !ok || (v.Rest != "" && !isPatch(v.Rest)) {
 		return "", unsupported(l, source, version)
 	}
-	minor := m[1] + "." + m[2]
+	minor := v.Minor
 	patch := Patch(minor)
 	if patch == "" {
 		return "", unsupported(l, source, version)
 	}
-	if m[3] != "" && "v"+minor+m[3] != patch {
+	if v.Rest != "" && "v"+minor+v.Rest != patch {
 		return "", errorSaid(l.Msgf("%s %s: not supported; crdlab serves Kubernetes %s as %s: give %s", source, version, minor, patch, minor), ErrUnsupported)
 	}
 	return minor, nil
@@ -90,22 +86,7 @@ func choose(l lang.Lang, source, version string) (minor, from string, err error)
 // WithinSkew reports whether kubectl of minor b may talk to a server of
 // minor a: kubectl supports one minor older or newer.
 func WithinSkew(a, b string) bool {
-	var a1, a2, b1, b2 int
-	if _, err := fmt.Sscanf(a, "%d.%d", &a1, &a2); err != nil {
-		return false
-	}
-	if _, err := fmt.Sscanf(b, "%d.%d", &b1, &b2); err != nil {
-		return false
-	}
-	return a1 == b1 && a2-b2 <= 1 && b2-a2 <= 1
-}
-
-// Of returns the minor ("1.36") of a Kubernetes version as the apiserver
-// reports it ("v1.36.5", "v1.36.5+abc"), or "" when it is not one.
-func Of(version string) string {
-	m := regexp.MustCompile(`^v?(\d+)\.(\d+)`).FindStringSubmatch(version)
-	if m == nil {
-		return ""
-	}
-	return m[1] + "." + m[2]
+	va, okA := ParseVersion(a)
+	vb, okB := ParseVersion(b)
+	return okA && okB && va.Number-vb.Number <= 1 && vb.Number-va.Number <= 1
 }

@@ -3,14 +3,13 @@ package kubeminor
 import (
 	_ "embed"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 )
 
 // minorsTxt is the one list of the Kubernetes minors crdlab serves; its
 // comment says the format. The Makefile (make print-minors) and the
-// components modules' generator (lab/internal/minorgen) read the same file.
+// components modules' generator (lab/internal/tools/minorgen) read the same file.
 //
 //go:embed minors.txt
 var minorsTxt []byte
@@ -29,11 +28,6 @@ type Release struct {
 	// its components executable, crdlab-k8s-<minor>.
 	BuiltIn bool
 }
-
-var (
-	minorRE   = regexp.MustCompile(`^1\.(\d+)$`)
-	releaseRE = regexp.MustCompile(`^v([01])\.(\d+)\.(\d+)$`)
-)
 
 // ParseReleases reads minors.txt's format from data (name is the file's
 // name in errors): one line per minor, oldest first, "minor kubernetes
@@ -57,18 +51,20 @@ func ParseReleases(name string, data []byte) ([]Release, error) {
 			return nil, errorf("want \"minor kubernetes staging [built-in]\", as \"1.36 v1.36.5 v0.36.5\", not %q", strings.TrimSpace(line))
 		}
 		r := Release{Minor: f[0], Kubernetes: f[1], Staging: f[2], BuiltIn: len(f) == 4}
-		m := minorRE.FindStringSubmatch(r.Minor)
-		if m == nil {
+		m, ok := ParseVersion(r.Minor)
+		if !ok || m.V || m.Rest != "" {
 			return nil, errorf("minor %q: want 1.<minor>, as 1.36", r.Minor)
 		}
-		k, s := releaseRE.FindStringSubmatch(r.Kubernetes), releaseRE.FindStringSubmatch(r.Staging)
-		if k == nil || k[1] != "1" || k[2] != m[1] {
+		k, ok := ParseVersion(r.Kubernetes)
+		if !ok || !k.V || k.Minor != r.Minor || !isPatch(k.Rest) {
 			return nil, errorf("kubernetes %q: want a release of Kubernetes %s, as v%s.0", r.Kubernetes, r.Minor, r.Minor)
 		}
-		if s == nil || s[1] != "0" || s[2] != m[1] || s[3] != k[3] {
-			return nil, errorf("staging %q: want the staging modules' release of Kubernetes %s, v0.%s.%s", r.Staging, r.Kubernetes, m[1], k[3])
+		// The staging modules are released as v0.<minor>.<patch> of each
+		// Kubernetes release.
+		if want := "v0." + strconv.Itoa(m.Number) + k.Rest; r.Staging != want {
+			return nil, errorf("staging %q: want the staging modules' release of Kubernetes %s, %s", r.Staging, r.Kubernetes, want)
 		}
-		if len(out) > 0 && minorNumber(out[len(out)-1].Minor) >= minorNumber(r.Minor) {
+		if len(out) > 0 && MinorNumber(out[len(out)-1].Minor) >= m.Number {
 			return nil, errorf("minor %s after %s: list each minor once, oldest first", r.Minor, out[len(out)-1].Minor)
 		}
 		if r.BuiltIn {
@@ -82,9 +78,11 @@ func ParseReleases(name string, data []byte) ([]Release, error) {
 	return out, nil
 }
 
-func minorNumber(minor string) int {
-	n, _ := strconv.Atoi(strings.TrimPrefix(minor, "1."))
-	return n
+// MinorNumber returns a minor's number (36 for "1.36"), 0 when minor is
+// not one.
+func MinorNumber(minor string) int {
+	v, _ := ParseVersion(minor)
+	return v.Number
 }
 
 // releases are minors.txt's lines, read once.

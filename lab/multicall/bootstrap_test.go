@@ -118,7 +118,7 @@ func standaloneAssets(t *testing.T) string {
 	}
 	dir := t.TempDir()
 	for name, pkg := range map[string]string{
-		"etcd":           "../internal/standalone/etcd",
+		"etcd":           "../internal/tools/standalone/etcd",
 		"kube-apiserver": "k8s.io/kubernetes/cmd/kube-apiserver",
 	} {
 		if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, name), pkg).CombinedOutput(); err != nil {

@@ -5,7 +5,6 @@ import (
 
 	"github.com/crdlab/crdlab/lab/internal/etcd"
 	"github.com/crdlab/crdlab/lab/internal/kubecmd"
-	"github.com/crdlab/crdlab/lab/internal/kubecmd/informername"
 	"github.com/crdlab/crdlab/lab/internal/kubemain"
 )
 
@@ -21,10 +20,10 @@ const (
 )
 
 // components maps a component name to the function that runs it and returns
-// its exit code: Kubernetes 1.37's (lab/internal/kubecmd, with that minor's
-// hooks), and etcd.
+// its exit code: the built-in minor's (lab/internal/kubecmd, with that
+// minor's hooks, hooks.go), and etcd.
 var components = func() map[string]func(args []string) int {
-	c := kubecmd.Components(informername.Set)
+	c := kubecmd.Components(hooks...)
 	c[Etcd] = func(args []string) int {
 		etcd.Main(args) // exits the process itself when etcd stops; crdlab's election defaults
 		return 0

@@ -26,7 +26,7 @@ import (
 // Prepare changes kube-apiserver's completed options before its server is
 // built: what one minor needs that another's options lack (a field added
 // in 1.37, say). The components of a minor pass the hooks of that minor
-// (lab/internal/minorgen says which minor gets which).
+// (lab/internal/tools/minorgen says which minor gets which).
 type Prepare func(*options.CompletedOptions) error
 
 // newAPIServerCommand is kube-apiserver's command (app.NewAPIServerCommand,

@@ -21,7 +21,7 @@ import (
 // through wait.Poll(1s): one try at creating or reconciling every
 // bootstrap role and binding, done once all are. The same in every minor
 // crdlab serves; a Kubernetes version without it fails to link, naming it, and
-// lab/internal/linkname's TestUpstreamSignatures fails if its type differs
+// lab/internal/tools/linkname's TestUpstreamSignatures fails if its type differs
 // from this declaration's in the main module or any components module.
 //
 //go:linkname ensureRBACPolicy k8s.io/kubernetes/pkg/registry/rbac/rest.ensureRBACPolicy

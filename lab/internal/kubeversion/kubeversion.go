@@ -7,17 +7,19 @@
 package kubeversion
 
 import (
-	"regexp"
 	"runtime/debug"
+	"strconv"
 	"sync/atomic"
 	_ "unsafe" // go:linkname
 
 	_ "k8s.io/client-go/pkg/version"  // initialized before Set
 	_ "k8s.io/component-base/version" // initialized before Set
+
+	"github.com/crdlab/crdlab/lab/kubeminor"
 )
 
 // The variables Kubernetes' build sets with -ldflags -X, reached with a
-// linkname each; lab/internal/linkname's TestUpstreamSignatures fails if
+// linkname each; lab/internal/tools/linkname's TestUpstreamSignatures fails if
 // one's type differs from upstream's in the main module or any components
 // module.
 //
@@ -53,23 +55,23 @@ var clientGitMinor string
 
 // Kubernetes is the k8s.io/kubernetes version of crdlab's go.mod, for
 // programs without build information on their modules ('go test'
-// binaries); a test keeps it in step with go.mod.
-const Kubernetes = "v1.37.2"
-
-var semver = regexp.MustCompile(`^v(\d+)\.(\d+)\.\d+`)
+// binaries): the built-in line of minors.txt, which go.mod follows
+// (minorgen writes it; minorgen -check fails when they differ).
+var Kubernetes = kubeminor.Patch(kubeminor.BuiltIn)
 
 // Set sets the components' version to the k8s.io/kubernetes module's (a
 // version -ldflags already set is kept). Call it before a component starts.
 func Set() {
 	v := Module()
-	m := semver.FindStringSubmatch(v)
-	if m == nil || gitVersion != "v0.0.0-master+$Format:%H$" {
+	m, ok := kubeminor.ParseVersion(v)
+	if !ok || !m.V || gitVersion != "v0.0.0-master+$Format:%H$" {
 		return
 	}
-	gitVersion, gitMajor, gitMinor, gitTreeState = v, m[1], m[2], "clean"
+	minor := strconv.Itoa(m.Number)
+	gitVersion, gitMajor, gitMinor, gitTreeState = v, "1", minor, "clean"
 	gitCommit = ""
 	dynamicGitVersion.Store(v)
-	clientGitVersion, clientGitMajor, clientGitMinor = v, m[1], m[2]
+	clientGitVersion, clientGitMajor, clientGitMinor = v, "1", minor
 }
 
 // Module returns the version of the k8s.io/kubernetes module this program

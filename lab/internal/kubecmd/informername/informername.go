@@ -1,7 +1,7 @@
 // Package informername is kube-apiserver's Prepare hook for the minors whose
 // options have InformerName (1.37 and later): upstream's app.Run names the
 // apiserver's informers before NewConfig, so crdlab's Run (lab/internal/kubecmd)
-// does too. lab/internal/minorgen gives it to the components of every minor
+// does too. lab/internal/tools/minorgen gives it to the components of every minor
 // from 1.37 on; lab/multicall, to the built-in one.
 package informername
 

@@ -25,7 +25,7 @@ import (
 // holds, as named types, just the names the files use (see doc.go for why
 // that is sound). Seconds, for every minor.
 func TestUpstreamSignatures(t *testing.T) {
-	root, err := filepath.Abs("../../..")
+	root, err := filepath.Abs("../../../..")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func components(t *testing.T, path string) []string {
 // directive against a copy of upstream's package, as the main module
 // resolves it, with a parameter added: it must fail, naming both.
 func TestChangedUpstreamSignature(t *testing.T) {
-	root, err := filepath.Abs("../../..")
+	root, err := filepath.Abs("../../../..")
 	if err != nil {
 		t.Fatal(err)
 	}

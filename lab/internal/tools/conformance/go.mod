@@ -1,4 +1,4 @@
-module github.com/crdlab/crdlab/lab/internal/conformance
+module github.com/crdlab/crdlab/lab/internal/tools/conformance
 
 go 1.26.0
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/crdlab/crdlab/lab/kubeminor"
 	format "github.com/crdlab/crdlab/lab/labtest/release"
 )
 
@@ -18,14 +19,13 @@ func ComponentsArchiveName(minor, version string, p Platform) string {
 }
 
 // ParseMinors reads a list of Kubernetes minors, "1.35 1.36" or
-// "1.35,1.36": each <major>.<minor> in digits, none twice. Empty: none.
+// "1.35,1.36": each 1.<minor> (kubeminor.ParseVersion), none twice. Empty: none.
 func ParseMinors(s string) ([]string, error) {
 	var minors []string
 	seen := map[string]bool{}
 	for _, m := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
-		major, minor, ok := strings.Cut(m, ".")
-		if !ok || !digits(major) || !digits(minor) {
-			return nil, fmt.Errorf("minor %q: want <major>.<minor>, as 1.36", m)
+		if v, ok := kubeminor.ParseVersion(m); !ok || v.V || v.Rest != "" {
+			return nil, fmt.Errorf("minor %q: want 1.<minor>, as 1.36", m)
 		}
 		if seen[m] {
 			return nil, fmt.Errorf("minor %s given twice", m)
@@ -34,18 +34,6 @@ func ParseMinors(s string) ([]string, error) {
 		minors = append(minors, m)
 	}
 	return minors, nil
-}
-
-func digits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // componentsArchive is one components archive a release has.

@@ -4,8 +4,8 @@
 // compile of Kubernetes more for each; make cross and the release build
 // them).
 //
-//	go run ./lab/internal/typecheck -platform darwin/amd64 ./...
-//	go run ./lab/internal/typecheck -platform darwin/arm64 -vet ./lab
+//	go run ./lab/internal/tools/typecheck -platform darwin/amd64 ./...
+//	go run ./lab/internal/tools/typecheck -platform darwin/arm64 -vet ./lab
 //	typecheck -C lab/labtest -platform darwin/arm64 ./...
 //
 // It loads the packages as `go build` would for that platform (GOOS,
@@ -16,7 +16,7 @@
 // analysed from source for the facts the analyzers share: go vet for
 // another platform, without compiling what the packages import for it. What a type-check cannot see is left to a real build of
 // another platform that shares the source: assembly without its Go
-// declaration, and go:linkname targets (lab/internal/linkname checks
+// declaration, and go:linkname targets (lab/internal/tools/linkname checks
 // those for every minor).
 package main
 

@@ -13,7 +13,7 @@ import (
 	format "github.com/crdlab/crdlab/lab/labtest/release"
 )
 
-const usage = `usage: go run ./lab/internal/release package|verify [flags] <os>/<arch>...
+const usage = `usage: go run ./lab/internal/tools/release package|verify [flags] <os>/<arch>...
 
 package writes the release's archives, SHA256SUMS and index.json into -out,
 and their signatures (-signing-key); verify checks them.`

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/crdlab/crdlab/lab/kubeminor"
@@ -19,13 +18,13 @@ import (
 // since on get (lab/internal/kubecmd.Prepare): the one place a minor's
 // difference is chosen.
 type hook struct {
-	since int    // the first minor (1.<since>) that needs it
-	pkg   string // the package that holds it
-	expr  string // the hook, as main.go names it
+	Since int    // the first minor (1.<Since>) that needs it
+	Pkg   string // the package that holds it
+	Expr  string // the hook, as main.go names it
 }
 
 var hooks = []hook{
-	{since: 37, pkg: "github.com/crdlab/crdlab/lab/internal/kubecmd/informername", expr: "informername.Set"},
+	{Since: 37, Pkg: "github.com/crdlab/crdlab/lab/internal/kubecmd/informername", Expr: "informername.Set"},
 }
 
 // gen is what minorgen writes: a module per minor of the list not built in.
@@ -71,13 +70,7 @@ func (g *gen) files(r kubeminor.Release) (map[string][]byte, error) {
 		kubeminor.Release
 		Module string
 		Hooks  []hook
-	}{Release: r, Module: "github.com/crdlab/crdlab/lab/components/" + r.Minor}
-	n, _ := strconv.Atoi(strings.TrimPrefix(r.Minor, "1."))
-	for _, h := range hooks {
-		if n >= h.since {
-			data.Hooks = append(data.Hooks, h)
-		}
-	}
+	}{Release: r, Module: "github.com/crdlab/crdlab/lab/components/" + r.Minor, Hooks: hooksOf(r.Minor)}
 	out := map[string][]byte{}
 	for name, t := range templates {
 		var b bytes.Buffer
@@ -89,8 +82,25 @@ func (g *gen) files(r kubeminor.Release) (map[string][]byte, error) {
 	return out, nil
 }
 
-// write writes every module and tidies it.
-func (g *gen) write(tidy bool) error {
+// write writes the built-in line's files and every module, and tidies
+// them (the built-in line's first: the modules build crdlab's code from
+// this repository).
+func (g *gen) write(tidyModules bool) error {
+	files, err := g.builtInFiles()
+	if err != nil {
+		return err
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(g.root, filepath.FromSlash(name)), content, 0o644); err != nil {
+			return err
+		}
+	}
+	if tidyModules {
+		if err := g.tidyBuiltIn(); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("minorgen: wrote the built-in line's files (Kubernetes %s)\n", g.builtIn().Kubernetes)
 	for _, r := range g.modules() {
 		dir := g.dir(r)
 		files, err := g.files(r)
@@ -111,12 +121,9 @@ func (g *gen) write(tidy bool) error {
 				return err
 			}
 		}
-		if tidy {
-			cmd := exec.Command("go", "mod", "tidy")
-			cmd.Dir, cmd.Stdout, cmd.Stderr = dir, os.Stdout, os.Stderr
-			cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
-			if err := cmd.Run(); err != nil {
-				return fmt.Errorf("%s: go mod tidy: %w", dir, err)
+		if tidyModules {
+			if err := tidy(dir); err != nil {
+				return err
 			}
 		}
 		fmt.Printf("minorgen: wrote %s (Kubernetes %s)\n", dir, r.Kubernetes)
@@ -125,13 +132,24 @@ func (g *gen) write(tidy bool) error {
 }
 
 // errStale: a module differs from what minorgen writes.
-var errStale = errors.New("stale: run go run ./lab/internal/minorgen (make components-modules) and commit")
+var errStale = errors.New("stale: run go run ./lab/internal/tools/minorgen (make components-modules) and commit")
 
-// check compares every module with what write would write (go.mod: its
-// module, go, godebug and replace lines, which tidy leaves alone) and the
-// folders of lab/components with the list.
+// check compares the built-in line's files and every module with what
+// write would write (a components module's go.mod: its module, go, godebug
+// and replace lines, which tidy leaves alone) and the folders of
+// lab/components with the list.
 func (g *gen) check() error {
 	var problems []string
+	builtIn, err := g.builtInFiles()
+	if err != nil {
+		return err
+	}
+	for name, content := range builtIn {
+		have, err := os.ReadFile(filepath.Join(g.root, filepath.FromSlash(name)))
+		if err != nil || !bytes.Equal(have, content) {
+			problems = append(problems, filepath.Join(g.root, filepath.FromSlash(name))+" (Kubernetes "+g.builtIn().Kubernetes+", built in)")
+		}
+	}
 	want := map[string]bool{}
 	for _, r := range g.modules() {
 		want[r.Minor] = true

@@ -1,5 +1,12 @@
-// Command minorgen writes the components module of each Kubernetes minor
-// crdlab serves but does not link, from lab/kubeminor/minors.txt:
+// Command minorgen writes what follows from lab/kubeminor/minors.txt. Its
+// built-in line: lab/multicall/hooks.go (the multi-call binary's Prepare
+// hooks, from the same table as every other minor's), and k8s.io/kubernetes
+// and the staging modules at that line's releases wherever this repository
+// requires them (go.mod, lab/internal/tools/conformance/go.mod, the lessons'
+// controller skeletons' go.mod.txt), then go mod tidy there: bumping the
+// built-in patch is editing its line and running minorgen. Every other
+// line: the components module of a Kubernetes minor crdlab serves but
+// does not link:
 // lab/components/<minor>/ with its go.mod (k8s.io/kubernetes and the staging
 // modules at that line's releases, and every other module k8s.io/kubernetes
 // requires pinned to the version it requires, so that the components are
@@ -12,8 +19,8 @@
 //
 // Usage, from the repository's root:
 //
-//	go run ./lab/internal/minorgen           # write every module, then go mod tidy
-//	go run ./lab/internal/minorgen -check    # fail when a module is stale or a folder is not in minors.txt
+//	go run ./lab/internal/tools/minorgen           # write every module, then go mod tidy
+//	go run ./lab/internal/tools/minorgen -check    # fail when a file is stale or a folder is not in minors.txt
 //
 // fasthelp/kube-apiserver.txt, the minor's --help, comes from its built
 // executable: make generate.
@@ -28,8 +35,8 @@ import (
 func main() {
 	root := flag.String("root", ".", "crdlab's repository")
 	minors := flag.String("minors", "", "the list of minors (default: <root>/lab/kubeminor/minors.txt)")
-	check := flag.Bool("check", false, "change nothing; fail when a module differs from what would be written, or a folder of lab/components is not a minor of the list")
-	tidy := flag.Bool("tidy", true, "run go mod tidy in each module written")
+	check := flag.Bool("check", false, "change nothing; fail when a file differs from what would be written, or a folder of lab/components is not a minor of the list")
+	tidy := flag.Bool("tidy", true, "run go mod tidy in each module written (go.sum included)")
 	flag.Parse()
 	g, err := load(*root, *minors)
 	if err == nil {

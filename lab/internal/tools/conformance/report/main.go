@@ -63,7 +63,7 @@ func main() {
 	commit := flag.String("commit", "", "the crdlab commit the run tested")
 	focus := flag.String("focus", "", "the run's --ginkgo.focus")
 	skip := flag.String("skip", "", "the run's --ginkgo.skip")
-	k8s := flag.String("kubernetes", "v1.37.2", "the Kubernetes version of e2e.test")
+	k8s := flag.String("kubernetes", "", "the Kubernetes version of e2e.test, with -junit (run.sh: the k8s.io/kubernetes this module requires)")
 	check := flag.Bool("check", false, "fail when the doc does not match the results")
 	flag.Parse()
 	if err := run(*junit, *results, *doc, *commit, *focus, *skip, *k8s, *check); err != nil {
@@ -75,6 +75,9 @@ func main() {
 func run(junit, resultsPath, doc, commit, focus, skip, k8s string, check bool) error {
 	var r Results
 	if junit != "" {
+		if k8s == "" {
+			return fmt.Errorf("-junit %s: -kubernetes not given: the Kubernetes version of the e2e.test that wrote it", junit)
+		}
 		var err error
 		if r, err = readJUnit(junit, focus); err != nil {
 			return err

@@ -2,7 +2,7 @@
 //
 // make release builds crdlab for each platform with go build, then runs
 //
-//	go run ./lab/internal/release package -version v0.1.0 -bin bin/release/v0.1.0 \
+//	go run ./lab/internal/tools/release package -version v0.1.0 -bin bin/release/v0.1.0 \
 //		-out dist/v0.1.0 -base-url https://github.com/crdlab/crdlab/releases/download \
 //		-license LICENSE -readme README.md linux/amd64 darwin/arm64
 //

@@ -5,7 +5,7 @@
 # --ginkgo.skip; with REPORT=1 the results go to docs/conformance/results.json
 # and docs/conformance.md.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../../.." && pwd)
+root=$(cd "$(dirname "$0")/../../../.." && pwd)
 crdlab=${CRDLAB:-$root/bin/crdlab}
 e2e=${E2E:-$root/bin/e2e.test}
 focus=${FOCUS:-'\[sig-api-machinery\].*\[Conformance\]'}
@@ -46,14 +46,17 @@ if [[ ! -f $out/junit_01.xml ]]; then
 	tail -30 "$out/e2e.log" >&2
 	exit 1
 fi
-report=(go run ./report -junit "$out/junit_01.xml" -focus "$focus" -skip "$skip"
+# e2e.test's version: the k8s.io/kubernetes this module requires (make lint
+# keeps it on the main module's, which follows minors.txt's built-in line).
+kubernetes=$(cd "$root/lab/internal/tools/conformance" && go list -m -f '{{.Version}}' k8s.io/kubernetes)
+report=(go run ./report -junit "$out/junit_01.xml" -focus "$focus" -skip "$skip" -kubernetes "$kubernetes"
 	-commit "$(git -C "$root" rev-parse --short HEAD)")
 if [[ ${REPORT:-} == 1 ]]; then
 	report+=(-results "$root/docs/conformance/results.json" -doc "$root/docs/conformance.md")
 else
 	report+=(-results "$out/results.json" -doc "$out/conformance.md")
 fi
-(cd "$root/lab/internal/conformance" && "${report[@]}")
+(cd "$root/lab/internal/tools/conformance" && "${report[@]}")
 if [[ ${REPORT:-} != 1 && $rc != 0 ]]; then
 	echo "e2e.test failed (exit $rc): see $out/conformance.md and $out/e2e.log" >&2
 	exit "$rc"

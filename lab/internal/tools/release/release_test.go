@@ -74,7 +74,7 @@ func testSigningKey(t *testing.T) ed25519.PrivateKey {
 
 // testSigningKeyFile is what make release signs with outside the release
 // workflow.
-const testSigningKeyFile = "../../labtest/internal/releasetest/testdata/test-only-release-signing-key.pem"
+const testSigningKeyFile = "../../../labtest/internal/releasetest/testdata/test-only-release-signing-key.pem"
 
 func write(t *testing.T, path, content string, mode os.FileMode) {
 	t.Helper()

@@ -2,7 +2,7 @@
 // below, with its own Kubernetes client versions, for make bench-scale
 // (.ci/make/bench-scale.sh builds it into bin/kwok; docs/scale.md): a
 // module of its own, so that the main module's go.mod is untouched.
-module github.com/crdlab/crdlab/lab/internal/kwokbench
+module github.com/crdlab/crdlab/lab/internal/tools/kwokbench
 
 go 1.26.0
 
