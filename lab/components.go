@@ -174,7 +174,7 @@ func (p *process) Stop(context.Context) error {
 // componentKubeconfig provisions a client certificate for user (in groups)
 // and writes a kubeconfig for it, returning its path.
 func (l *Lab) componentKubeconfig(user string, groups ...string) (string, error) {
-	cfg, err := l.cp.addUser(user, groups, nil)
+	cfg, err := l.cp.APIServer.AddUser(user, groups, nil)
 	if err != nil {
 		return "", err
 	}
@@ -229,7 +229,7 @@ func (l *Lab) newChild(name string, flags func(kubeconfig string) ([]string, err
 // controllerManagerFlags are kube-controller-manager's own flags.
 func (l *Lab) controllerManagerFlags(kubeconfig string) ([]string, error) {
 	caFile := l.dir.Path("certs", "apiserver-ca.crt")
-	if err := os.WriteFile(caFile, l.cp.servingCA, 0o600); err != nil {
+	if err := os.WriteFile(caFile, l.cp.APIServer.ServingCA(), 0o600); err != nil {
 		return nil, fmt.Errorf("unable to write %s: %w", caFile, err)
 	}
 	return append([]string{

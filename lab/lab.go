@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/crdlab/crdlab/lab/internal/controlplane"
 	"github.com/crdlab/crdlab/lab/internal/proc"
 	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/lab/multicall"
@@ -31,7 +32,7 @@ type Lab struct {
 	kube kubernetes           // the Kubernetes the lab serves
 	dir  control.Dir          // its work dir
 	made madeDirs             // the links to the components and what Stop removes
-	cp   *controlPlane        // etcd and kube-apiserver
+	cp   *controlplane.Plane  // etcd and kube-apiserver
 	env  *envtest.Environment // installs only (see environment)
 
 	admin admin // the admin user
@@ -131,13 +132,13 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 			l.components.add(b.new(l))
 		}
 	}
-	if l.cp, err = l.controlPlane(ctx); err != nil {
+	if l.cp, err = newControlPlane(ctx, l); err != nil {
 		return nil, err
 	}
 	// The same admin user envtest provisions, with the same client limits,
 	// and its client, before the processes start: a restart's readiness
 	// check (superviseEtcd) uses it.
-	cfg, err := l.cp.addUser("admin", []string{"system:masters"}, &rest.Config{QPS: 1000, Burst: 2000})
+	cfg, err := l.cp.APIServer.AddUser("admin", []string{"system:masters"}, &rest.Config{QPS: 1000, Burst: 2000})
 	if err != nil {
 		return nil, err
 	}
@@ -149,12 +150,13 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 		return nil, err
 	}
 	l.env = l.environment(crds, cfg)
-	l.configureChild(l.cp.etcd)
-	l.configureChild(l.cp.apiserver)
+	for _, c := range l.cp.Processes() {
+		l.configureChild(c)
+	}
 	l.superviseEtcd()
 
 	opts.Progress(Progress{Phase: PhaseControlPlaneStarting})
-	if err := l.cp.start(ctx, opts.StartTimeout); err != nil {
+	if err := l.cp.Start(ctx, opts.StartTimeout); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -195,7 +197,7 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 	if err := l.startWorkloadComponents(ctx, install); err != nil {
 		return nil, err
 	}
-	if l.baseline, err = takeBaseline(ctx, l.cp.etcdURL, l.opts.StartTimeout); err != nil {
+	if l.baseline, err = takeBaseline(ctx, l.cp.Etcd.URL(), l.opts.StartTimeout); err != nil {
 		return nil, err
 	}
 	if err := l.recordDataDir(); err != nil {
@@ -317,7 +319,7 @@ func (l *Lab) Stop() error {
 		l.baseline.close()
 	}
 	if l.cp != nil {
-		errs = append(errs, l.cp.stop(l.opts.StopTimeout)...)
+		errs = append(errs, l.cp.Stop(l.opts.StopTimeout)...)
 	}
 	if l.env != nil {
 		// envtest started nothing: its Stop removes its webhook files.

@@ -30,8 +30,8 @@ import (
 // apiserver reads from it again: its client reconnects with a back-off of
 // its own (about a second).
 func (l *Lab) superviseEtcd() {
-	api := l.cp.apiserver
-	l.cp.etcd.Ready = func(ctx context.Context) error {
+	api := l.cp.APIServer.Process()
+	l.cp.Etcd.Process().Ready = func(ctx context.Context) error {
 		if !api.Status().Up {
 			return nil // it reconnects as it starts
 		}
@@ -146,7 +146,7 @@ func (l *Lab) killProcess(name string) error {
 func (l *Lab) supervised() []*proc.Child {
 	var children []*proc.Child
 	if cp := l.cp; cp != nil {
-		children = append(children, cp.etcd, cp.apiserver)
+		children = append(children, cp.Processes()...)
 	}
 	for _, c := range l.components.list() {
 		if sc, ok := c.(supervisedComponent); ok && sc.child() != nil {
