@@ -11,9 +11,9 @@ import (
 	"github.com/crdlab/crdlab/lab/writefile"
 )
 
-// prepareDirs makes the work and data directories, checks that they are
+// prepareDirs makes l's work and data directories, checks that they are
 // writable, and lays out the links to this executable.
-func (l *Lab) prepareDirs() error {
+func prepareDirs(l *Lab) error {
 	if l.opts.WorkDir == "" {
 		dir, err := os.MkdirTemp("", "crdlab-")
 		if err != nil {

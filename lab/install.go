@@ -13,11 +13,12 @@ import (
 // configurations it installed are served.
 const installPollInterval = 10 * time.Millisecond
 
-// environment is the envtest environment that installs, on the lab's
-// running kube-apiserver, as the admin user: it waits for the default
-// namespace and installs crds, the conversion webhooks and the webhook
-// configurations (see installEnvironment). It starts and stops no process.
-func (l *Lab) environment(crds []*apiextensionsv1.CustomResourceDefinition, admin *rest.Config) *envtest.Environment {
+// newInstaller is the envtest environment that installs, on the lab's
+// running kube-apiserver, as the admin user: its Start waits for the
+// default namespace and installs crds, the conversion webhooks and the
+// webhook configurations (the lab runs it while the components start). It
+// starts and stops no process.
+func newInstaller(crds []*apiextensionsv1.CustomResourceDefinition, admin *rest.Config, opts Options) *envtest.Environment {
 	env := &envtest.Environment{
 		UseExistingCluster: ptr.To(true),
 		Config:             admin,
@@ -28,8 +29,8 @@ func (l *Lab) environment(crds []*apiextensionsv1.CustomResourceDefinition, admi
 		CRDInstallOptions: envtest.CRDInstallOptions{PollInterval: installPollInterval},
 		// Which CRDs get a conversion webhook: those whose kind has a hub
 		// and convertible spokes in the scheme (envtest's rule).
-		Scheme:                l.opts.Scheme,
-		WebhookInstallOptions: l.opts.WebhookInstallOptions,
+		Scheme:                opts.Scheme,
+		WebhookInstallOptions: opts.WebhookInstallOptions,
 	}
 	if env.WebhookInstallOptions.LocalServingHost == "" {
 		env.WebhookInstallOptions.LocalServingHost = "127.0.0.1"
@@ -38,12 +39,4 @@ func (l *Lab) environment(crds []*apiextensionsv1.CustomResourceDefinition, admi
 		env.WebhookInstallOptions.PollInterval = installPollInterval
 	}
 	return env
-}
-
-// installEnvironment has envtest, on the control plane the lab started,
-// wait for the default namespace and install the CRDs and webhook
-// configurations. The lab runs it while the components start.
-func (l *Lab) installEnvironment() error {
-	_, err := l.env.Start()
-	return err
 }

@@ -143,9 +143,9 @@ func (o *Options) runs(name string) bool {
 
 // lookup returns the component called name, or fails with
 // ErrUnknownComponent naming the lab's components.
-func (l *Lab) lookup(name string) (component, error) {
+func (r *registry) lookup(name string) (component, error) {
 	var names []string
-	for _, c := range l.components.list() {
+	for _, c := range r.list() {
 		if c.Name() == name {
 			return c, nil
 		}
