@@ -164,7 +164,6 @@ func (f *upFlags) addFlags(cmd *cobra.Command) {
 	fs.IntVar(&o.WebhookPort, "webhook-port", 0, "port on 127.0.0.1 your webhook server listens on (default: a free port)")
 	fs.IntVar(&o.UIPort, "ui-port", 0, "port on 127.0.0.1 of the web UI (default: a free port)")
 	fs.BoolVar(&o.NoUI, "no-ui", false, "do not serve the web UI")
-	fs.BoolVar(&o.NoEtcdTemplate, "no-etcd-template", false, "start an ephemeral etcd empty, not from a copy of a bootstrapped one")
 	addKubernetesFlag(cmd, &o.Kubernetes)
 	fs.DurationVar(&o.PodStartDelay, "pod-start-delay", 0, "how long a Pod bound to a simulated node takes to become Running")
 	f.addLangFlag(cmd, false)
@@ -313,7 +312,6 @@ func runUp(ctx context.Context, out, errOut io.Writer, f *upFlags) error {
 		Ready:        multicall.BootDone,
 		Lab: full.Options{NoSamples: o.NoSamples, Lab: lab.Options{
 			DataDir:               o.DataDir,
-			NoEtcdTemplate:        o.NoEtcdTemplate,
 			Port:                  o.Port,
 			BinaryAssetsDirectory: o.BinaryAssetsDir,
 			Kubernetes:            f.kube,

@@ -34,7 +34,6 @@ func TestUpOptionsRoundTrip(t *testing.T) {
 		WebhookPort:     9443,
 		UIPort:          8080,
 		NoUI:            true,
-		NoEtcdTemplate:  true,
 		Kubernetes:      "1.35",
 		Lang:            "zh",
 		Verbosity:       2,

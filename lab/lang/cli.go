@@ -51,7 +51,6 @@ var cliZH = map[string]string{
 	"return once the lab is ready, leaving it running in the background":                                                                                                                                                                     "实验环境就绪后就返回，让它在后台继续运行",
 	"do not install the sample CRDs nor run the sample operators":                                                                                                                                                                            "不安装示例 CRD，也不运行示例 Operator",
 	"do not serve the web UI": "不提供 Web UI",
-	"start an ephemeral etcd empty, not from a copy of a bootstrapped one":                                        "不保存数据的 etcd 从空目录启动，不复制 etcd 模板",
 	"each simulated node's capacity: any of cpu, memory and pods, the others as by default":                       "每个模拟节点的容量：cpu、memory 和 pods 中的任意几项，没给出的按默认值",
 	"spread the simulated nodes over this many zones (topology.kubernetes.io/zone zone-a, zone-b...; at most 26)": "把模拟节点分布到这么多个可用区（topology.kubernetes.io/zone 为 zone-a、zone-b……；最多 26 个）",
 	"how many simulated nodes to run":                                                                                                 "要运行几个模拟节点",

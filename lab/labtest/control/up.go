@@ -88,10 +88,6 @@ type UpOptions struct {
 	// NoUI is --no-ui: no web UI.
 	NoUI bool
 
-	// NoEtcdTemplate is --no-etcd-template: an ephemeral etcd starts empty
-	// instead of from a copy of a bootstrapped data dir (docs/boot.md).
-	NoEtcdTemplate bool
-
 	// Kubernetes is --kubernetes: the Kubernetes minor to serve ("1.36").
 	// Empty: $CRDLAB_KUBERNETES_VERSION if set, else the minor built into
 	// crdlab.
@@ -166,7 +162,6 @@ func (o UpOptions) Args() []string {
 	num("--webhook-port", o.WebhookPort)
 	num("--ui-port", o.UIPort)
 	boolean("--no-ui", o.NoUI)
-	boolean("--no-etcd-template", o.NoEtcdTemplate)
 	str("--kubernetes", o.Kubernetes)
 	str("--lang", o.Lang)
 	num("--verbose", o.Verbosity)
