@@ -8,10 +8,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/crdlab/crdlab/lab/internal/controlplane"
-	"github.com/crdlab/crdlab/lab/kubelet"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/crdlab/crdlab/lab/internal/controlplane"
+	"github.com/crdlab/crdlab/lab/kubelet"
 )
 
 // nodes is the simulated nodes as one component: started, every node
