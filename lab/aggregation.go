@@ -8,9 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
-
 	"github.com/crdlab/crdlab/lab/aggregated"
+	"github.com/crdlab/crdlab/lab/internal/controlplane"
 	"github.com/crdlab/crdlab/lab/labtest/control"
 )
 
@@ -38,52 +37,55 @@ var _ interface {
 
 func (a *aggregatedAPI) Name() string { return AggregatedAPI }
 
-// prepare makes the front-proxy certificates in kube-apiserver's certDir
-// and the egress selector's configuration, and starts the egress proxy
-// that kube-apiserver sends its traffic into the "cluster" through.
-func (a *aggregatedAPI) prepare(certDir string) error {
+// configureAPIServer (prepare) makes the front-proxy certificates in kube-apiserver's certDir
+// and the egress selector's configuration, starts the egress proxy that
+// kube-apiserver sends its traffic into the "cluster" through, and says
+// how kube-apiserver is to use them: the front-proxy client certificate it
+// presents to aggregated API servers, the request-header CA they check it
+// with, and the egress selector.
+func (a *aggregatedAPI) configureAPIServer(api *controlplane.APIServer) error {
+	ag, err := a.prepare(api.CertDir)
+	api.Aggregation = ag
+	return err
+}
+
+func (a *aggregatedAPI) prepare(certDir string) (*controlplane.Aggregation, error) {
 	l := a.lab
 	fp, err := aggregated.WriteFrontProxyCerts(certDir)
 	if err != nil {
-		return fmt.Errorf("unable to make the front-proxy certificates: %w", err)
+		return nil, fmt.Errorf("unable to make the front-proxy certificates: %w", err)
 	}
 	a.frontProxy = fp
 	sock, tempDir := l.dir.EgressSocket(), ""
 	if len(sock) > control.MaxSocketPath {
 		if tempDir, err = os.MkdirTemp("", "crdlab-egress-"); err != nil {
-			return fmt.Errorf("unable to make a folder for the egress socket: %w", err)
+			return nil, fmt.Errorf("unable to make a folder for the egress socket: %w", err)
 		}
 		sock = filepath.Join(tempDir, "egress.sock")
 	}
 	a.egressFile = l.dir.Path("egress-selector.yaml")
 	if err := os.WriteFile(a.egressFile, []byte(fmt.Sprintf(aggregated.EgressConfig, sock)), 0o600); err != nil {
-		return fmt.Errorf("unable to write the egress selector configuration: %w", err)
+		return nil, fmt.Errorf("unable to write the egress selector configuration: %w", err)
 	}
 	egress, err := aggregated.StartEgress(sock, l.opts.Logger)
 	if err != nil {
 		_ = os.RemoveAll(tempDir)
-		return err
+		return nil, err
 	}
 	egress.TempDir = tempDir
 	a.mu.Lock()
 	a.egress = egress
 	a.mu.Unlock()
-	return nil
-}
-
-// apiServerFlags configures kube-apiserver for aggregated API servers: the
-// front-proxy client certificate it presents to them, the request-header
-// CA they check it with, and the egress selector that sends its traffic
-// through the lab's proxy (what prepare made).
-func (a *aggregatedAPI) apiServerFlags(args *envtest.Arguments) {
-	args.Set("requestheader-client-ca-file", a.frontProxy.CA)
-	args.Set("requestheader-allowed-names", aggregated.FrontProxyName)
-	args.Set("requestheader-username-headers", aggregated.UserHeader)
-	args.Set("requestheader-group-headers", aggregated.GroupHeader)
-	args.Set("requestheader-extra-headers-prefix", aggregated.ExtraHeaderPrefix)
-	args.Set("proxy-client-cert-file", a.frontProxy.Cert)
-	args.Set("proxy-client-key-file", a.frontProxy.Key)
-	args.Set("egress-selector-config-file", a.egressFile)
+	return &controlplane.Aggregation{
+		RequestHeaderCAFile:  fp.CA,
+		AllowedNames:         aggregated.FrontProxyName,
+		UserHeader:           aggregated.UserHeader,
+		GroupHeader:          aggregated.GroupHeader,
+		ExtraHeadersPrefix:   aggregated.ExtraHeaderPrefix,
+		ProxyClientCertFile:  fp.Cert,
+		ProxyClientKeyFile:   fp.Key,
+		EgressSelectorConfig: a.egressFile,
+	}, nil
 }
 
 // Start starts the aggregated API server and registers it with the
@@ -114,7 +116,7 @@ func (a *aggregatedAPI) Start(ctx context.Context) error {
 		// The CAs kube-apiserver authenticates clients with, from the
 		// files it reads them from: no ConfigMap to look up and watch
 		// before the server authenticates the aggregator.
-		ClientCAFile: l.clientCAFile(),
+		ClientCAFile: l.cp.APIServer.ClientCAFile(),
 		FrontProxy:   a.frontProxy,
 		Addr:         addr,
 		Logger:       l.opts.Logger,
@@ -141,14 +143,6 @@ func (a *aggregatedAPI) Start(ctx context.Context) error {
 	l.opts.Logger.V(1).Info("healthy", "component", AggregatedAPI, "serving after", serving.Round(time.Millisecond).String(),
 		"served by the aggregator after", time.Since(start).Round(time.Millisecond).String())
 	return nil
-}
-
-// clientCAFile is kube-apiserver's --client-ca-file.
-func (l *Lab) clientCAFile() string {
-	if v := l.cp.apiArgs.Get("client-ca-file").Get(nil); len(v) == 1 {
-		return v[0]
-	}
-	return ""
 }
 
 // Stop stops the aggregated API server; its APIServices stay, and turn

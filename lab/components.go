@@ -15,6 +15,7 @@ import (
 	"github.com/crdlab/crdlab/lab/internal/certs"
 	"github.com/crdlab/crdlab/lab/internal/ports"
 	"github.com/crdlab/crdlab/lab/internal/proc"
+	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/lab/multicall"
 	"github.com/crdlab/crdlab/lab/writefile"
 )
@@ -112,20 +113,20 @@ func EvictionRate(count int) float64 {
 // program's own executable: kube-controller-manager or kube-scheduler.
 type process struct {
 	lab    *Lab
-	name   string // as users see it: ControllerManager, Scheduler
-	binary string // multicall.KubeControllerManager, multicall.KubeScheduler
-	flags  func(kubeconfig string) ([]string, error)
+	name   string                                            // as users see it: ControllerManager, Scheduler
+	binary string                                            // multicall.KubeControllerManager, multicall.KubeScheduler
+	flags  func(l *Lab, kubeconfig string) ([]string, error) // its own
 
 	mu sync.Mutex
 	c  *proc.Child // once started
 }
 
 func newControllerManager(l *Lab) component {
-	return &process{lab: l, name: ControllerManager, binary: multicall.KubeControllerManager, flags: l.controllerManagerFlags}
+	return &process{lab: l, name: ControllerManager, binary: multicall.KubeControllerManager, flags: controllerManagerFlags}
 }
 
 func newScheduler(l *Lab) component {
-	return &process{lab: l, name: Scheduler, binary: multicall.KubeScheduler, flags: l.schedulerFlags}
+	return &process{lab: l, name: Scheduler, binary: multicall.KubeScheduler, flags: schedulerFlags}
 }
 
 func (p *process) Name() string { return p.name }
@@ -143,7 +144,7 @@ func (p *process) Start(ctx context.Context) error {
 	if c := p.child(); c != nil {
 		return c.Resume(ctx, l.opts.StartTimeout)
 	}
-	c, err := l.newChild(p.binary, p.flags)
+	c, err := p.newChild()
 	if err != nil {
 		return err
 	}
@@ -172,9 +173,9 @@ func (p *process) Stop(context.Context) error {
 }
 
 // componentKubeconfig provisions a client certificate for user (in groups)
-// and writes a kubeconfig for it, returning its path.
-func (l *Lab) componentKubeconfig(user string, groups ...string) (string, error) {
-	cfg, err := l.cp.addUser(user, groups, nil)
+// and writes a kubeconfig for it in l's work dir, returning its path.
+func componentKubeconfig(l *Lab, user string, groups ...string) (string, error) {
+	cfg, err := l.cp.APIServer.AddUser(user, groups, nil)
 	if err != nil {
 		return "", err
 	}
@@ -190,12 +191,13 @@ func (l *Lab) componentKubeconfig(user string, groups ...string) (string, error)
 	return path, writefile.Atomic(path, data, 0o600)
 }
 
-// newChild makes a supervised child for component name (kube-controller-
+// newChild makes the supervised child of p's binary (kube-controller-
 // manager or kube-scheduler): a client certificate for user
-// system:<name>, a free port for its /healthz on 127.0.0.1, the flags every
-// such component takes, and then its own flags, from flags(kubeconfig).
-func (l *Lab) newChild(name string, flags func(kubeconfig string) ([]string, error)) (*proc.Child, error) {
-	kubeconfig, err := l.componentKubeconfig("system:" + name)
+// system:<binary>, a free port for its /healthz on 127.0.0.1, the flags
+// every such component takes, and then its own flags (p.flags).
+func (p *process) newChild() (*proc.Child, error) {
+	l, name := p.lab, p.binary
+	kubeconfig, err := componentKubeconfig(l, "system:"+name)
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +205,7 @@ func (l *Lab) newChild(name string, flags func(kubeconfig string) ([]string, err
 	if err != nil {
 		return nil, err
 	}
-	own, err := flags(kubeconfig)
+	own, err := p.flags(l, kubeconfig)
 	if err != nil {
 		return nil, err
 	}
@@ -226,10 +228,10 @@ func (l *Lab) newChild(name string, flags func(kubeconfig string) ([]string, err
 	}, nil
 }
 
-// controllerManagerFlags are kube-controller-manager's own flags.
-func (l *Lab) controllerManagerFlags(kubeconfig string) ([]string, error) {
+// controllerManagerFlags are kube-controller-manager's own flags in l.
+func controllerManagerFlags(l *Lab, kubeconfig string) ([]string, error) {
 	caFile := l.dir.Path("certs", "apiserver-ca.crt")
-	if err := os.WriteFile(caFile, l.cp.servingCA, 0o600); err != nil {
+	if err := os.WriteFile(caFile, l.cp.APIServer.ServingCA(), 0o600); err != nil {
 		return nil, fmt.Errorf("unable to write %s: %w", caFile, err)
 	}
 	return append([]string{
@@ -251,8 +253,8 @@ func (l *Lab) controllerManagerFlags(kubeconfig string) ([]string, error) {
 	}, timingFlags(l.opts.Nodes)...), nil
 }
 
-// schedulerFlags are kube-scheduler's own flags.
-func (l *Lab) schedulerFlags(kubeconfig string) ([]string, error) {
+// schedulerFlags are kube-scheduler's own flags in l.
+func schedulerFlags(l *Lab, kubeconfig string) ([]string, error) {
 	config := l.dir.Path("kube-scheduler.yaml")
 	// Client QPS is only settable through the configuration file.
 	cfg := fmt.Sprintf(`apiVersion: kubescheduler.config.k8s.io/v1
@@ -278,11 +280,12 @@ type servingFiles struct {
 	ca        []byte // PEM
 }
 
-// makeServingCert makes the components' serving certificate, valid for
-// 127.0.0.1, localhost and the aggregated API server's Service name. Made by
-// the lab on an ECDSA key, it spares each component the two RSA keys it
-// would make for a self-signed one (see lab/internal/certs).
-func (l *Lab) makeServingCert() error {
+// makeServingCert makes the components' serving certificate in the work
+// dir dir, valid for 127.0.0.1, localhost and the aggregated API server's
+// Service name. Made by the lab on an ECDSA key, it spares each component
+// the two RSA keys it would make for a self-signed one (see
+// lab/internal/certs).
+func (r *registry) makeServingCert(dir control.Dir) error {
 	ca, err := certs.NewCA("crdlab components CA", 10*365*24*time.Hour)
 	if err != nil {
 		return err
@@ -291,15 +294,15 @@ func (l *Lab) makeServingCert() error {
 	if err != nil {
 		return err
 	}
-	dir := l.dir.Path("certs", "components")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("unable to create %s: %w", dir, err)
+	certDir := dir.Path("certs", "components")
+	if err := os.MkdirAll(certDir, 0o700); err != nil {
+		return fmt.Errorf("unable to create %s: %w", certDir, err)
 	}
-	f := servingFiles{cert: filepath.Join(dir, "serving.crt"), key: filepath.Join(dir, "serving.key"), ca: ca.PEM}
+	f := servingFiles{cert: filepath.Join(certDir, "serving.crt"), key: filepath.Join(certDir, "serving.key"), ca: ca.PEM}
 	if err := certs.WriteFiles(map[string][]byte{f.cert: cert, f.key: key}); err != nil {
 		return err
 	}
-	l.components.serving = f
+	r.serving = f
 	return nil
 }
 

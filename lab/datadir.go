@@ -12,6 +12,7 @@ import (
 
 	"github.com/crdlab/crdlab/lab/internal/proc"
 	"github.com/crdlab/crdlab/lab/kubeminor"
+	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/lab/multicall"
 	"github.com/crdlab/crdlab/lab/writefile"
 )
@@ -31,23 +32,22 @@ type dataMeta struct {
 	Written    time.Time `json:"written"`
 }
 
-// checkDataDir refuses a DataDir written by other versions, or one whose
+// checkDataDir refuses a DataDir written by versions other than v, or one whose
 // version record is unreadable. A DataDir with etcd data but no record (of a
 // crdlab before the record existed) is taken; etcd itself then checks it.
-func (l *Lab) checkDataDir() error {
-	path := filepath.Join(l.opts.DataDir, dataDirMeta)
+func checkDataDir(dataDir string, v multicall.Versions) error {
+	path := filepath.Join(dataDir, dataDirMeta)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrDataDir, l.opts.DataDir, err)
+		return fmt.Errorf("%w: %s: %w", ErrDataDir, dataDir, err)
 	}
 	var m dataMeta
 	if err := json.Unmarshal(data, &m); err != nil {
-		return fmt.Errorf("%w: %s: unreadable %s (%w); the folder was left as it is", ErrDataDir, l.opts.DataDir, path, err)
+		return fmt.Errorf("%w: %s: unreadable %s (%w); the folder was left as it is", ErrDataDir, dataDir, path, err)
 	}
-	v := l.versions()
 	if v.Kubernetes == "" || v.Etcd == "" {
 		return nil // a build without module versions (go run): nothing to compare
 	}
@@ -57,7 +57,7 @@ func (l *Lab) checkDataDir() error {
 			hint = "start it with --kubernetes " + other + ", or use another --data-dir"
 		}
 		return fmt.Errorf("%w: %s holds the data of Kubernetes %s (etcd %s), written by crdlab %s; this lab runs Kubernetes %s (etcd %s) and does not start on it; it was left as it is: %s",
-			ErrDataDir, l.opts.DataDir, m.Kubernetes, m.Etcd, m.Crdlab, v.Kubernetes, v.Etcd, hint)
+			ErrDataDir, dataDir, m.Kubernetes, m.Etcd, m.Crdlab, v.Kubernetes, v.Etcd, hint)
 	}
 	return nil
 }
@@ -71,38 +71,38 @@ func minor(version string) string {
 	return parts[0] + "." + parts[1]
 }
 
-// versions are crdlab's, with the Kubernetes version the lab serves.
-func (l *Lab) versions() multicall.Versions {
+// labVersions are crdlab's, with the Kubernetes version kube (the lab's).
+func labVersions(kube kubernetes) multicall.Versions {
 	v := multicall.BuildVersions()
-	if l.kube.comps != nil || v.Kubernetes != "" {
-		v.Kubernetes = l.kube.version
+	if kube.comps != nil || v.Kubernetes != "" {
+		v.Kubernetes = kube.version
 	}
 	return v
 }
 
-// recordDataDir writes dataDirMeta once the lab is ready on its DataDir.
-func (l *Lab) recordDataDir() error {
-	v := l.versions()
-	if l.opts.DataDir == "" || v.Kubernetes == "" {
+// writeDataDirMeta writes dataDirMeta in dataDir, if there is one, for the
+// versions v.
+func writeDataDirMeta(dataDir string, v multicall.Versions) error {
+	if dataDir == "" || v.Kubernetes == "" {
 		return nil
 	}
 	data, err := json.MarshalIndent(dataMeta{Kubernetes: v.Kubernetes, Etcd: v.Etcd, Crdlab: v.Crdlab, Written: time.Now()}, "", "  ")
 	if err != nil {
 		return err
 	}
-	return writefile.Atomic(filepath.Join(l.opts.DataDir, dataDirMeta), append(data, '\n'), 0o600)
+	return writefile.Atomic(filepath.Join(dataDir, dataDirMeta), append(data, '\n'), 0o600)
 }
 
-// explainDataDirError says, when etcd could not start on a DataDir, that
-// the data is what it refused.
-func (l *Lab) explainDataDirError(err error) error {
-	if l.opts.DataDir == "" {
+// explainDataDirError says, when etcd could not start on dataDir, that the
+// data is what it refused (etcd's log in the work dir dir says so).
+func explainDataDirError(err error, dataDir string, dir control.Dir) error {
+	if dataDir == "" {
 		return err
 	}
-	cause := proc.LastError(l.dir.Log(multicall.Etcd))
+	cause := proc.LastError(dir.Log(multicall.Etcd))
 	if cause == "" {
 		return err
 	}
 	return fmt.Errorf("%w: etcd cannot use the data in %s: %s; it was left as it is (move it away, or start with another --data-dir); the etcd log is %s",
-		ErrDataDir, filepath.Join(l.opts.DataDir, "etcd"), cause, l.dir.Log(multicall.Etcd))
+		ErrDataDir, filepath.Join(dataDir, "etcd"), cause, dir.Log(multicall.Etcd))
 }

@@ -16,7 +16,8 @@ import (
 	kcm "k8s.io/kubernetes/cmd/kube-controller-manager/app"
 	kcmoptions "k8s.io/kubernetes/cmd/kube-controller-manager/app/options"
 	"k8s.io/kubernetes/plugin/pkg/admission/defaulttolerationseconds"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/crdlab/crdlab/lab/internal/controlplane"
 )
 
 // A fact is a wait the lab shortens: its value in a lab, Kubernetes'
@@ -52,9 +53,11 @@ func facts(t *testing.T) []fact {
 	t.Helper()
 	lab, def := controllerManagerOptions(t, timingFlags(3)), controllerManagerOptions(t, nil)
 
-	args := envtest.EmptyArguments()
-	(&nodes{}).apiServerFlags(args)
-	labToleration, err := strconv.Atoi(args.Get("default-unreachable-toleration-seconds").Get(nil)[0])
+	var api controlplane.APIServer // its --default-unreachable-toleration-seconds (TestControlPlaneCommandLines)
+	if err := (&nodes{}).configureAPIServer(&api); err != nil {
+		t.Fatal(err)
+	}
+	labToleration, err := strconv.Atoi(api.NodeFailureToleration)
 	if err != nil {
 		t.Fatal(err)
 	}

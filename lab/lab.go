@@ -6,21 +6,15 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"slices"
 	"strconv"
 	"sync"
 
-	"golang.org/x/sync/errgroup"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/crdlab/crdlab/lab/internal/proc"
+	"github.com/crdlab/crdlab/lab/internal/controlplane"
 	"github.com/crdlab/crdlab/lab/labtest/control"
-	"github.com/crdlab/crdlab/lab/multicall"
 )
 
 // Lab is a running control plane: a real etcd and a real kube-apiserver,
@@ -31,8 +25,8 @@ type Lab struct {
 	kube kubernetes           // the Kubernetes the lab serves
 	dir  control.Dir          // its work dir
 	made madeDirs             // the links to the components and what Stop removes
-	cp   *controlPlane        // etcd and kube-apiserver
-	env  *envtest.Environment // installs only (see environment)
+	cp   *controlplane.Plane  // etcd and kube-apiserver
+	env  *envtest.Environment // installs only (see newInstaller)
 
 	admin admin // the admin user
 
@@ -87,8 +81,10 @@ var (
 )
 
 // Start boots etcd and kube-apiserver and returns once the apiserver serves
-// requests and the default namespace exists. On error, or when ctx is done
-// before the lab is ready, nothing it started is left running.
+// requests and the default namespace exists, with the optional components
+// started and the CRDs and objects installed (startSteps, in order). On
+// error, or when ctx is done before the lab is ready, nothing it started is
+// left running.
 func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 	opts.defaults()
 	l := &Lab{opts: opts}
@@ -97,166 +93,13 @@ func Start(ctx context.Context, opts Options) (_ *Lab, retErr error) {
 			_ = l.Stop()
 		}
 	}()
-
-	if err := validComponents(opts.Components); err != nil {
-		return nil, err
-	}
-	var err error
-	if l.kube, err = chooseKubernetes(ctx, opts); err != nil {
-		return nil, err
-	}
-	if err := l.prepareDirs(); err != nil {
-		return nil, err
-	}
-	if opts.DataDir != "" {
-		if err := l.checkDataDir(); err != nil {
+	s := &starting{Lab: l}
+	for _, step := range startSteps {
+		if err := step(ctx, s); err != nil {
 			return nil, err
 		}
-	}
-	if opts.Port != 0 {
-		if err := checkPortFree(opts.Port); err != nil {
-			return nil, err
-		}
-	}
-	scheme := opts.Scheme
-	if scheme == nil {
-		scheme = defaultScheme()
-	}
-	crds, err := l.webhooks.prepare(l, scheme)
-	if err != nil {
-		return nil, err
-	}
-	for _, b := range builtins {
-		if opts.runs(b.name) {
-			l.components.add(b.new(l))
-		}
-	}
-	if l.cp, err = l.controlPlane(ctx); err != nil {
-		return nil, err
-	}
-	// The same admin user envtest provisions, with the same client limits,
-	// and its client, before the processes start: a restart's readiness
-	// check (superviseEtcd) uses it.
-	cfg, err := l.cp.addUser("admin", []string{"system:masters"}, &rest.Config{QPS: 1000, Burst: 2000})
-	if err != nil {
-		return nil, err
-	}
-	l.admin.config = cfg
-	if l.admin.client, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
-		return nil, fmt.Errorf("unable to create a client for %s: %w", cfg.Host, err)
-	}
-	if l.admin.kubeconfig, err = kubeconfigFor(cfg); err != nil {
-		return nil, err
-	}
-	l.env = l.environment(crds, cfg)
-	l.configureChild(l.cp.etcd)
-	l.configureChild(l.cp.apiserver)
-	l.superviseEtcd()
-
-	opts.Progress(Progress{Phase: PhaseControlPlaneStarting})
-	if err := l.cp.start(ctx, opts.StartTimeout); err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if se := (*proc.StartError)(nil); opts.DataDir != "" && errors.As(err, &se) && se.Name == multicall.Etcd {
-			return nil, l.explainDataDirError(err)
-		}
-		return nil, l.explainStartError(err)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	opts.Progress(Progress{Phase: PhaseAPIServerReady, Endpoint: cfg.Host})
-
-	// What goes into the apiserver (CRDs, webhook configurations, Objects,
-	// then Options.Alongside) goes in while the components start: neither
-	// waits for the other.
-	install := func(ctx context.Context) error {
-		if err := l.installEnvironment(); err != nil {
-			return l.explainStartError(err)
-		}
-		if err := l.webhooks.install(ctx, l); err != nil {
-			return err
-		}
-		for _, obj := range opts.Objects {
-			if err := l.admin.client.Patch(ctx, obj, client.Apply, client.FieldOwner("crdlab"), client.ForceOwnership); err != nil {
-				return fmt.Errorf("unable to apply %s %s: %w", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), err)
-			}
-		}
-		if opts.Alongside != nil {
-			ops, err := opts.Alongside(ctx, l)
-			if err != nil {
-				return err
-			}
-			l.components.add(operatorsOf(ops)...)
-		}
-		return nil
-	}
-	if err := l.startWorkloadComponents(ctx, install); err != nil {
-		return nil, err
-	}
-	if l.baseline, err = takeBaseline(ctx, l.cp.etcdURL, l.opts.StartTimeout); err != nil {
-		return nil, err
-	}
-	if err := l.recordDataDir(); err != nil {
-		return nil, err
 	}
 	return l, nil
-}
-
-// startWorkloadComponents starts the optional components the options ask
-// for (builtins), each registered, and runs install, in parallel.
-func (l *Lab) startWorkloadComponents(ctx context.Context, install func(context.Context) error) error {
-	var run []builtin
-	for _, b := range builtins {
-		if l.opts.runs(b.name) {
-			run = append(run, b)
-		}
-	}
-	registered := l.components.list() // the builtins, before install adds the operators
-	if slices.ContainsFunc(run, func(b builtin) bool { return b.servingCert }) {
-		if err := l.makeServingCert(); err != nil {
-			return err
-		}
-	}
-	said := map[Phase]bool{}
-	say := func(p Phase) {
-		if p != "" && !said[p] {
-			said[p] = true
-			l.opts.Progress(Progress{Phase: p})
-		}
-	}
-	g, gctx := errgroup.WithContext(ctx)
-	for i, b := range run {
-		c := registered[i]
-		say(b.starting)
-		g.Go(func() error {
-			if err := c.Start(gctx); err != nil {
-				return err
-			}
-			if b.ready != nil {
-				l.opts.Progress(b.ready(l))
-			}
-			return nil
-		})
-	}
-	g.Go(func() error { return install(gctx) })
-	if err := g.Wait(); err != nil {
-		return err
-	}
-	for _, b := range run {
-		say(b.started)
-	}
-	return ctx.Err()
-}
-
-// defaultScheme returns client-go's scheme plus apiextensions.k8s.io/v1, the
-// scheme of the lab's client when Options.Scheme is nil.
-func defaultScheme() *runtime.Scheme {
-	s := runtime.NewScheme()
-	_ = clientgoscheme.AddToScheme(s)
-	_ = apiextensionsv1.AddToScheme(s)
-	return s
 }
 
 // RESTConfig returns a configuration for the lab's admin user (group
@@ -317,7 +160,7 @@ func (l *Lab) Stop() error {
 		l.baseline.close()
 	}
 	if l.cp != nil {
-		errs = append(errs, l.cp.stop(l.opts.StopTimeout)...)
+		errs = append(errs, l.cp.Stop(l.opts.StopTimeout)...)
 	}
 	if l.env != nil {
 		// envtest started nothing: its Stop removes its webhook files.

@@ -10,8 +10,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/crdlab/crdlab/lab/internal/controlplane"
 	"github.com/crdlab/crdlab/lab/kubelet"
 )
 
@@ -31,13 +31,11 @@ var _ interface {
 
 func (n *nodes) Name() string { return Nodes }
 
-// prepare has nothing to make: the nodes need flags only.
-func (n *nodes) prepare(string) error { return nil }
-
-// apiServerFlags evicts the Pods of a failed node after 10s, not 5 minutes.
-func (n *nodes) apiServerFlags(args *envtest.Arguments) {
-	args.Set("default-not-ready-toleration-seconds", notReadyToleration)
-	args.Set("default-unreachable-toleration-seconds", notReadyToleration)
+// configureAPIServer has kube-apiserver evict the Pods of a failed node
+// after 10s, not 5 minutes.
+func (n *nodes) configureAPIServer(a *controlplane.APIServer) error {
+	a.NodeFailureToleration = notReadyToleration
+	return nil
 }
 
 // running returns the simulated kubelet, nil before the first start.

@@ -7,8 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
-
+	"github.com/crdlab/crdlab/lab/internal/controlplane"
 	"github.com/crdlab/crdlab/lab/internal/proc"
 )
 
@@ -45,13 +44,13 @@ type closer interface {
 }
 
 // apiServerPart is a component kube-apiserver is configured for. Before
-// kube-apiserver starts, prepare makes what its flags point at
-// (certificates in kube-apiserver's certDir, configuration files, a
-// socket it dials); apiServerFlags then only sets the flags.
+// kube-apiserver starts, configureAPIServer makes what its flags will
+// point at (certificates in its CertDir, configuration files, a socket it
+// dials) and sets the APIServer's fields for them: kube-apiserver's command
+// line itself is assembled in lab/internal/controlplane alone.
 type apiServerPart interface {
 	component
-	prepare(certDir string) error
-	apiServerFlags(args *envtest.Arguments)
+	configureAPIServer(a *controlplane.APIServer) error
 }
 
 // registry is the lab's optional components, in the order users see them,
@@ -144,9 +143,9 @@ func (o *Options) runs(name string) bool {
 
 // lookup returns the component called name, or fails with
 // ErrUnknownComponent naming the lab's components.
-func (l *Lab) lookup(name string) (component, error) {
+func (r *registry) lookup(name string) (component, error) {
 	var names []string
-	for _, c := range l.components.list() {
+	for _, c := range r.list() {
 		if c.Name() == name {
 			return c, nil
 		}

@@ -53,10 +53,10 @@ func (l *Lab) Reset(ctx context.Context, opts control.ResetOptions) error {
 	// there at the start when it comes a moment after the baseline.
 	systemKeys := func(key string) bool {
 		if ns, name, ok := namespacedKey(key, "configmaps"); ok && name == "kube-root-ca.crt" {
-			return l.baselineNamespace(ns)
+			return l.baseline.hasNamespace(ns)
 		}
 		if ns, name, ok := namespacedKey(key, "serviceaccounts"); ok && name == "default" {
-			return l.baselineNamespace(ns)
+			return l.baseline.hasNamespace(ns)
 		}
 		return false
 	}
@@ -70,7 +70,9 @@ func (l *Lab) Reset(ctx context.Context, opts control.ResetOptions) error {
 		Keep:      func(key string) bool { return reset.HasPrefix(key, keep...) || systemKeys(key) },
 		NoRestore: func(key string) bool { return reset.HasPrefix(key, noRestore...) },
 		Phase:     resetPhase,
-		Settle:    l.settle,
+		Settle: func(ctx context.Context, deleted []string) error {
+			return settle(ctx, l.admin.client, deleted, l.opts.StartTimeout)
+		},
 	})
 	l.opts.Logger.V(1).Info("reset etcd to the baseline", "deleted", res.Deleted, "restored", res.Restored)
 	if err == nil && l.opts.Events != nil {
@@ -106,7 +108,7 @@ func (l *Lab) Reset(ctx context.Context, opts control.ResetOptions) error {
 		}
 	}
 	if len(stoppedNodes) > 0 {
-		return l.waitNodesSchedulable(ctx, stoppedNodes)
+		return waitNodesSchedulable(ctx, l.admin.client, stoppedNodes, l.opts.runs(ControllerManager), l.opts.StartTimeout)
 	}
 	return nil
 }
@@ -136,8 +138,8 @@ func namespacedKey(key, resource string) (ns, name string, ok bool) {
 	return strings.Cut(rest, "/")
 }
 
-// baselineNamespace reports whether namespace ns was there at the baseline.
-func (l *Lab) baselineNamespace(ns string) bool { return l.baseline.b.Has(namespacesPrefix + ns) }
+// hasNamespace reports whether namespace ns was there at the baseline.
+func (b *baseline) hasNamespace(ns string) bool { return b.b.Has(namespacesPrefix + ns) }
 
 func resetPhase(key string, value []byte) int {
 	switch {
@@ -149,11 +151,12 @@ func resetPhase(key string, value []byte) int {
 	return phaseRoots
 }
 
-// settle waits until the apiserver has seen the deleted keys go: a
-// consistent list for the watch cache and, for deleted namespaces, until
-// its namespace admission refuses to create in them (it reads an informer).
-func (l *Lab) settle(ctx context.Context, deleted []string) error {
-	if err := l.admin.client.List(ctx, &corev1.NamespaceList{}); err != nil {
+// settle waits, up to timeout for each namespace, until the apiserver c
+// talks to has seen the deleted keys go: a consistent list for the watch
+// cache and, for deleted namespaces, until its namespace admission refuses
+// to create in them (it reads an informer).
+func settle(ctx context.Context, c client.Client, deleted []string, timeout time.Duration) error {
+	if err := c.List(ctx, &corev1.NamespaceList{}); err != nil {
 		return err
 	}
 	// In parallel: the apiserver's namespace admission waits 50ms before
@@ -165,9 +168,9 @@ func (l *Lab) settle(ctx context.Context, deleted []string) error {
 			continue
 		}
 		g.Go(func() error {
-			err := wait.PollUntilContextTimeout(gctx, 5*time.Millisecond, l.opts.StartTimeout, true, func(ctx context.Context) (bool, error) {
+			err := wait.PollUntilContextTimeout(gctx, 5*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
 				probe := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: "crdlab-reset-probe-"}}
-				err := l.admin.client.Create(ctx, probe, client.DryRunAll)
+				err := c.Create(ctx, probe, client.DryRunAll)
 				return apierrors.IsNotFound(err), nil
 			})
 			if err != nil {
@@ -179,15 +182,14 @@ func (l *Lab) settle(ctx context.Context, deleted []string) error {
 	return g.Wait()
 }
 
-// waitNodesSchedulable waits until the nodes are Ready and, if the
-// controller-manager runs, the node lifecycle controller has taken off the
-// taints it put on them while they were down.
-func (l *Lab) waitNodesSchedulable(ctx context.Context, names []string) error {
-	kcm := l.opts.runs(ControllerManager)
-	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, l.opts.StartTimeout, true, func(ctx context.Context) (bool, error) {
+// waitNodesSchedulable waits, up to timeout, until the nodes are Ready
+// and, if the controller-manager runs (kcm), the node lifecycle controller
+// has taken off the taints it put on them while they were down.
+func waitNodesSchedulable(ctx context.Context, c client.Client, names []string, kcm bool, timeout time.Duration) error {
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
 		for _, name := range names {
 			var n corev1.Node
-			if err := l.admin.client.Get(ctx, client.ObjectKey{Name: name}, &n); err != nil {
+			if err := c.Get(ctx, client.ObjectKey{Name: name}, &n); err != nil {
 				return false, nil
 			}
 			ready := false

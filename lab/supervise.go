@@ -26,19 +26,17 @@ import (
 // reconnects as client-go always does. Meanwhile Health says degraded, and
 // the timeline shows the crash and the restart.
 
-// superviseEtcd makes a restarted etcd count as up only once the
-// apiserver reads from it again: its client reconnects with a back-off of
-// its own (about a second).
-func (l *Lab) superviseEtcd() {
-	api := l.cp.apiserver
-	l.cp.etcd.Ready = func(ctx context.Context) error {
+// etcdReady is a restarted etcd's readiness check (proc.Child.Ready): up
+// once kube-apiserver (api) reads from it again through c, if it runs.
+func etcdReady(api *proc.Child, c client.Client) func(context.Context) error {
+	return func(ctx context.Context) error {
 		if !api.Status().Up {
 			return nil // it reconnects as it starts
 		}
 		ctx, cancel := context.WithTimeout(ctx, time.Second)
 		defer cancel()
 		var ns corev1.Namespace
-		err := l.admin.client.Get(ctx, client.ObjectKey{Name: metav1.NamespaceDefault}, &ns)
+		err := c.Get(ctx, client.ObjectKey{Name: metav1.NamespaceDefault}, &ns)
 		if apierrors.IsNotFound(err) {
 			return nil // etcd answered, without the data it had (see checkEtcdData)
 		}
@@ -136,12 +134,14 @@ func (l *Lab) Health() control.Health {
 // kube-apiserver, kube-controller-manager, kube-scheduler) with SIGKILL, as
 // a crash would; the lab restarts it. For fault-injection tests.
 func (l *Lab) killProcess(name string) error {
+	var names []string
 	for _, c := range l.supervised() {
 		if c.Name == name {
 			return c.Kill()
 		}
+		names = append(names, c.Name)
 	}
-	return fmt.Errorf("%w: no process %q (known: %s)", ErrUnknownComponent, name, strings.Join(l.processNames(), ", "))
+	return fmt.Errorf("%w: no process %q (known: %s)", ErrUnknownComponent, name, strings.Join(names, ", "))
 }
 
 // supervised returns the lab's processes: etcd, kube-apiserver, then the
@@ -149,7 +149,7 @@ func (l *Lab) killProcess(name string) error {
 func (l *Lab) supervised() []*proc.Child {
 	var children []*proc.Child
 	if cp := l.cp; cp != nil {
-		children = append(children, cp.etcd, cp.apiserver)
+		children = append(children, cp.Processes()...)
 	}
 	for _, c := range l.components.list() {
 		if sc, ok := c.(supervisedComponent); ok && sc.child() != nil {
@@ -157,12 +157,4 @@ func (l *Lab) supervised() []*proc.Child {
 		}
 	}
 	return children
-}
-
-func (l *Lab) processNames() []string {
-	var names []string
-	for _, c := range l.supervised() {
-		names = append(names, c.Name)
-	}
-	return names
 }

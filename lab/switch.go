@@ -42,7 +42,7 @@ func (l *Lab) Components() []control.Component {
 // StopComponent stops a component until StartComponent. Stopping a stopped
 // component does nothing.
 func (l *Lab) StopComponent(ctx context.Context, name string) error {
-	c, err := l.lookup(name)
+	c, err := l.components.lookup(name)
 	if err != nil {
 		return err
 	}
@@ -53,7 +53,7 @@ func (l *Lab) StopComponent(ctx context.Context, name string) error {
 // it serves (a controller-manager or scheduler healthy, an operator's caches
 // synced). Starting a running component does nothing.
 func (l *Lab) StartComponent(ctx context.Context, name string) error {
-	c, err := l.lookup(name)
+	c, err := l.components.lookup(name)
 	if err != nil {
 		return err
 	}
@@ -63,7 +63,7 @@ func (l *Lab) StartComponent(ctx context.Context, name string) error {
 // Nodes lists the simulated nodes (none when the lab runs without them),
 // each with whether its kubelet runs.
 func (l *Lab) Nodes() []control.Node {
-	k := l.kubelet()
+	k := l.components.kubelet()
 	if k == nil {
 		return nil
 	}
@@ -79,7 +79,7 @@ func (l *Lab) Nodes() []control.Node {
 // stop, so the node lifecycle controller marks it NotReady and its Pods are
 // evicted and replaced elsewhere.
 func (l *Lab) StopNode(_ context.Context, name string) error {
-	k := l.kubelet()
+	k := l.components.kubelet()
 	if k == nil {
 		return fmt.Errorf("%w: %q: this lab runs no simulated nodes", ErrUnknownNode, name)
 	}
@@ -89,7 +89,7 @@ func (l *Lab) StopNode(_ context.Context, name string) error {
 // StartNode starts a stopped simulated node again. Starting a running node
 // does nothing.
 func (l *Lab) StartNode(ctx context.Context, name string) error {
-	k := l.kubelet()
+	k := l.components.kubelet()
 	if k == nil {
 		return fmt.Errorf("%w: %q: this lab runs no simulated nodes", ErrUnknownNode, name)
 	}
@@ -98,8 +98,8 @@ func (l *Lab) StartNode(ctx context.Context, name string) error {
 
 // kubelet returns the simulated kubelet of the nodes component, nil when
 // the lab runs none (or it has not started).
-func (l *Lab) kubelet() *kubelet.Kubelet {
-	for _, c := range l.components.list() {
+func (r *registry) kubelet() *kubelet.Kubelet {
+	for _, c := range r.list() {
 		if n, ok := c.(*nodes); ok {
 			return n.running()
 		}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/crdlab/crdlab/lab/internal/controlplane"
 	"github.com/crdlab/crdlab/lab/multicall"
 )
 
@@ -35,24 +36,24 @@ func templateDir(version string) (string, error) {
 	return filepath.Join(cache, "crdlab", "etcd-bootstrapped-"+version+"-"+templateFormat), nil
 }
 
-// seedEtcd fills dataDir with a copy of the template, making the template
-// first if there is none. It reports whether it did; on any failure the
+// seedEtcd fills dataDir with a copy of the template for the Kubernetes
+// version (binDir's), making the template first if there is none. It reports whether it did; on any failure the
 // lab boots from an empty data dir as envtest would, so a template is only
 // ever an optimisation.
-func (l *Lab) seedEtcd(ctx context.Context, dataDir string) bool {
-	tmpl, err := templateDir(l.kube.version)
+func seedEtcd(ctx context.Context, dataDir, version, binDir string, opts Options) bool {
+	tmpl, err := templateDir(version)
 	if err != nil {
 		return false
 	}
 	if _, err := os.Stat(filepath.Join(tmpl, "member")); err != nil {
-		l.opts.Progress(Progress{Phase: PhaseEtcdTemplate})
-		if err := makeTemplate(ctx, tmpl, l.made.bin, l.opts); err != nil {
-			l.opts.Logger.Info("unable to make an etcd template; booting without", "error", err.Error())
+		opts.Progress(Progress{Phase: PhaseEtcdTemplate})
+		if err := makeTemplate(ctx, tmpl, binDir, opts); err != nil {
+			opts.Logger.Info("unable to make an etcd template; booting without", "error", err.Error())
 			return false
 		}
 	}
 	if err := copyTree(tmpl, dataDir); err != nil {
-		l.opts.Logger.Info("unable to copy the etcd template; booting without", "error", err.Error())
+		opts.Logger.Info("unable to copy the etcd template; booting without", "error", err.Error())
 		_ = os.RemoveAll(dataDir)
 		return false
 	}
@@ -75,19 +76,22 @@ func makeTemplate(ctx context.Context, tmpl, binDir string, opts Options) error 
 	if err := os.MkdirAll(data, 0o700); err != nil {
 		return err
 	}
-	cp, err := newControlPlane(controlPlaneSpec{
-		etcdPath: filepath.Join(binDir, multicall.Etcd),
-		apiPath:  filepath.Join(binDir, multicall.KubeAPIServer),
-		self:     true,
-		dataDir:  data,
-		certDir:  filepath.Join(work, "certs"),
-	})
-	if err != nil {
+	cp := &controlplane.Plane{
+		Own:  true,
+		Etcd: controlplane.Etcd{Path: filepath.Join(binDir, multicall.Etcd), DataDir: data, LogPath: filepath.Join(work, "etcd.log")},
+		APIServer: controlplane.APIServer{
+			Path: filepath.Join(binDir, multicall.KubeAPIServer), CertDir: filepath.Join(work, "certs"),
+			LogPath: filepath.Join(work, "kube-apiserver.log"),
+		},
+	}
+	if err := cp.Prepare(); err != nil {
 		return err
 	}
-	cp.children(filepath.Join(work, "etcd.log"), filepath.Join(work, "kube-apiserver.log"), childEnv(), opts.StartTimeout)
-	startErr := cp.start(ctx, opts.StartTimeout)
-	if err := errors.Join(cp.stop(opts.StopTimeout)...); err != nil || startErr != nil {
+	if err := cp.Build(childEnv(), opts.StartTimeout); err != nil {
+		return err
+	}
+	startErr := cp.Start(ctx, opts.StartTimeout)
+	if err := errors.Join(cp.Stop(opts.StopTimeout)...); err != nil || startErr != nil {
 		return fmt.Errorf("unable to boot a control plane for the template: %w", errors.Join(startErr, err))
 	}
 	// Another lab may have made one meanwhile: the first rename wins.

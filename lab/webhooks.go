@@ -23,24 +23,24 @@ import (
 // conversion webhook points where the lab cannot call it.
 var ErrWebhooks = webhooks.ErrManifest
 
-// userCRDs reads Options.CRDDirectoryPaths, so that a missing or empty
-// path fails before anything starts.
-func (l *Lab) userCRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	if len(l.opts.CRDDirectoryPaths) == 0 {
+// userCRDs reads the CRDs of paths (Options.CRDDirectoryPaths), so that a
+// missing or empty path fails before anything starts.
+func userCRDs(paths []string) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	if len(paths) == 0 {
 		return nil, nil
 	}
-	for _, p := range l.opts.CRDDirectoryPaths {
+	for _, p := range paths {
 		// envtest's reader assumes the path can be read.
 		if _, err := os.Stat(p); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrCRDPath, err)
 		}
 	}
-	read := envtest.CRDInstallOptions{Paths: l.opts.CRDDirectoryPaths, ErrorIfPathMissing: true}
+	read := envtest.CRDInstallOptions{Paths: paths, ErrorIfPathMissing: true}
 	if err := envtest.ReadCRDFiles(&read); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCRDPath, err)
 	}
 	if len(read.CRDs) == 0 {
-		return nil, fmt.Errorf("%w: no CustomResourceDefinition in %s", ErrCRDPath, strings.Join(l.opts.CRDDirectoryPaths, ", "))
+		return nil, fmt.Errorf("%w: no CustomResourceDefinition in %s", ErrCRDPath, strings.Join(paths, ", "))
 	}
 	return read.CRDs, nil
 }
@@ -61,7 +61,7 @@ type userWebhooks struct {
 // it. It returns the CRDs for envtest to install; those with a conversion
 // webhook of the user's are installed by install.
 func (w *userWebhooks) prepare(l *Lab, scheme *runtime.Scheme) ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	crds, err := l.userCRDs()
+	crds, err := userCRDs(l.opts.CRDDirectoryPaths)
 	if err != nil {
 		return nil, err
 	}

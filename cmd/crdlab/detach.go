@@ -7,12 +7,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/spf13/cobra"
 
 	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/lab/lang"
@@ -21,10 +18,10 @@ import (
 )
 
 // runDetached is 'crdlab up -d': it starts the lab in the background
-// (startDetached) with up's own arguments less -d, and says where it is
-// and how to stop it.
+// (startDetached) with up's options less -d, and says where it is and how
+// to stop it.
 func runDetached(ctx context.Context, out io.Writer, f *upFlags) error {
-	st, _, err := startDetached(ctx, out, f, withoutDetach(os.Args[1:]))
+	st, _, err := startDetached(ctx, out, f)
 	if err != nil {
 		return err
 	}
@@ -41,13 +38,13 @@ func printReady(out io.Writer, l lang.Lang, sd control.Dir, st *control.Status) 
 	fmt.Fprintln(out, l.Msg("Stop it with: crdlab down"))
 }
 
-// startDetached starts 'crdlab up' (args, its command line, which f is
-// parsed from) again as a background process of its own session, with its
-// output in <state-dir>/logs/crdlab.log, and returns once that lab is
+// startDetached starts 'crdlab up' with f's options (less -d) as a
+// background process of its own session, with its output in
+// <state-dir>/logs/crdlab.log, and returns once that lab is
 // ready, with its status, or with the error it stopped on. It is the one
 // way a command of crdlab starts a lab: 'crdlab up -d', and 'crdlab
 // scenario run' and 'crdlab learn' when none runs (startLab).
-func startDetached(ctx context.Context, out io.Writer, f *upFlags, args []string) (*control.Status, *control.Process, error) {
+func startDetached(ctx context.Context, out io.Writer, f *upFlags) (*control.Status, *control.Process, error) {
 	if err := f.validate(ctx); err != nil {
 		return nil, nil, err
 	}
@@ -72,7 +69,9 @@ func startDetached(ctx context.Context, out io.Writer, f *upFlags, args []string
 	}
 	defer logFile.Close()
 
-	cmd := exec.Command(self, args...)
+	opts := f.options()
+	opts.Detach = false
+	cmd := exec.Command(self, opts.Args()...)
 	cmd.Env = append(append(os.Environ(), detachedEnv+"=1"), multicall.BootGCEnviron()...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -107,41 +106,16 @@ const stopTimeout = time.Minute
 
 // startLab starts a lab on g's state dir for a command that needs one and
 // finds none ('crdlab scenario run', 'crdlab learn'): 'crdlab up -d' with
-// up's defaults, --lang and -v as given to the command, through the same
-// code (startDetached), with upArgs (up's flags: a scenario's --nodes). With forRun, the lab also stops when this process
-// ends, however it ends (--owner-pid): stop it with the Process.
-func startLab(ctx context.Context, out io.Writer, g *globalFlags, forRun bool, upArgs ...string) (*control.Status, *control.Process, error) {
-	f := &upFlags{globalFlags: g}
-	cmd := &cobra.Command{}
-	f.addFlags(cmd) // up's defaults, and upArgs
-	if err := cmd.Flags().Parse(upArgs); err != nil {
-		return nil, nil, err
-	}
-	args := append([]string{"up", "--state-dir", g.stateDir}, upArgs...)
-	if g.lang.l != "" {
-		args = append(args, "--lang", string(g.lang.l))
-	}
-	if g.verbosity > 0 {
-		args = append(args, "--verbose", strconv.Itoa(g.verbosity))
-	}
+// opts (up's defaults but for a scenario's needs), --lang and -v as given to
+// the command, through the same code (startDetached). With forRun, the lab
+// also stops when this process ends, however it ends (--owner-pid): stop it
+// with the Process.
+func startLab(ctx context.Context, out io.Writer, g *globalFlags, forRun bool, opts control.UpOptions) (*control.Status, *control.Process, error) {
+	f := &upFlags{globalFlags: g, up: opts}
 	if forRun {
-		f.owners = []int{os.Getpid()}
-		args = append(args, "--owner-pid", strconv.Itoa(os.Getpid()))
+		f.up.OwnerPIDs = append(f.up.OwnerPIDs, os.Getpid())
 	}
-	return startDetached(ctx, out, f, args)
-}
-
-// withoutDetach drops -d/--detach from up's arguments.
-func withoutDetach(args []string) []string {
-	var kept []string
-	for _, a := range args {
-		switch a {
-		case "-d", "--detach", "--detach=true":
-			continue
-		}
-		kept = append(kept, a)
-	}
-	return kept
+	return startDetached(ctx, out, f)
 }
 
 // lastErrorLine returns the "Error: ..." line a crdlab process ended with.

@@ -198,7 +198,7 @@ func labForLesson(ctx context.Context, out io.Writer, g *globalFlags, l lang.Lan
 		return c, nil
 	}
 	fmt.Fprintln(out, l.Msgf("no lab running on %s: starting one (crdlab up -d)", sd))
-	st, _, err := startLab(ctx, out, g, false)
+	st, _, err := startLab(ctx, out, g, false, control.UpOptions{})
 	if err != nil {
 		return nil, err
 	}

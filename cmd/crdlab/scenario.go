@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -312,11 +311,11 @@ func scenarioTarget(ctx context.Context, out, errOut io.Writer, g *globalFlags, 
 	if f.output == "text" {
 		shown = out
 	}
-	var args []string
+	var opts control.UpOptions
 	if needs != nil {
-		args = []string{"--nodes", strconv.Itoa(max(needs.Nodes, 3)), "--zones", strconv.Itoa(needs.Zones)}
+		opts.Nodes, opts.Zones = max(needs.Nodes, 3), needs.Zones
 	}
-	st, p, err := startLab(ctx, shown, g, true, args...)
+	st, p, err := startLab(ctx, shown, g, true, opts)
 	if err != nil {
 		return scenarios.Target{}, nothing, err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,31 +30,24 @@ import (
 // detachedEnv marks the background process that 'crdlab up -d' starts.
 const detachedEnv = "CRDLAB_DETACHED"
 
+// upFlags are up's flags: its own fill a control.UpOptions, the one shape
+// of a lab's options outside a lab's process (options gives them with the
+// global ones).
 type upFlags struct {
 	*globalFlags
-	detach      bool
-	dataDir     string
-	port        int
-	assetsDir   string
-	timeout     time.Duration
-	components  []string
-	nodes       int
-	zones       int
-	nodeCap     map[string]string
-	capacity    corev1.ResourceList // of --node-capacity (validate)
-	podDelay    time.Duration
-	noSamples   bool
-	crds        []string
-	webhooks    []string
-	webhookPort int
-	uiPort      int
-	noUI        bool
-	owners      []int
-	kubernetes  string
-	kube        kubeminor.Kubernetes // of --kubernetes or its variable, resolved once (validate)
+	up       control.UpOptions
+	changed  func(name string) bool // whether a flag was given on the command line (addFlags)
+	capacity corev1.ResourceList    // of --node-capacity (validate)
+	kube     kubeminor.Kubernetes   // of --kubernetes or its variable, resolved once (validate)
 }
 
 func newUpCommand(g *globalFlags) *cobra.Command {
+	cmd, _ := upCommand(g)
+	return cmd
+}
+
+// upCommand is 'crdlab up' and the flags it parses into.
+func upCommand(g *globalFlags) (*cobra.Command, *upFlags) {
 	f := &upFlags{globalFlags: g}
 	cmd := &cobra.Command{
 		Use:   "up",
@@ -129,126 +124,174 @@ otherwise. docs/zh is the guide in Chinese.`),
   crdlab up --data-dir ~/.crdlab-data --port 6443`),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if f.detach {
+			if f.up.Detach {
 				return runDetached(cmd.Context(), cmd.OutOrStdout(), f)
 			}
 			return runUp(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
 		},
 	}
 	f.addFlags(cmd)
-	return cmd
+	return cmd, f
 }
 
-// addFlags gives cmd up's flags, bound to f, with their defaults.
+// addFlags gives cmd up's flags, bound to f.up. Each flag's zero value is
+// its default, as control.UpOptions' is; the help says what that default is.
 func (f *upFlags) addFlags(cmd *cobra.Command) {
-	cmd.Flags().BoolVarP(&f.detach, "detach", "d", false, "return once the lab is ready, leaving it running in the background")
-	cmd.Flags().StringVar(&f.dataDir, "data-dir", "", "folder that keeps etcd's data across runs (default: ephemeral)")
-	cmd.Flags().IntVar(&f.port, "port", 0, "kube-apiserver secure port on 127.0.0.1 (default: a free port)")
-	cmd.Flags().StringVar(&f.assetsDir, "binary-assets-dir", "",
+	o := &f.up
+	fs := cmd.Flags()
+	f.changed = fs.Changed
+	fs.BoolVarP(&o.Detach, "detach", "d", false, "return once the lab is ready, leaving it running in the background")
+	fs.StringVar(&o.DataDir, "data-dir", "", "folder that keeps etcd's data across runs (default: ephemeral)")
+	fs.IntVar(&o.Port, "port", 0, "kube-apiserver secure port on 127.0.0.1 (default: a free port)")
+	fs.StringVar(&o.BinaryAssetsDir, "binary-assets-dir", "",
 		"folder with etcd and kube-apiserver binaries to run instead of the built-in ones (default: $KUBEBUILDER_ASSETS if set)")
-	cmd.Flags().DurationVar(&f.timeout, "timeout", time.Minute, "how long each component may take to start")
-	cmd.Flags().StringSliceVar(&f.components, "components", []string{"all"},
+	fs.DurationVar(&o.Timeout, "timeout", 0, "how long each component may take to start")
+	fs.Lookup("timeout").DefValue = defaultUpTimeout.String()
+	fs.Var(&componentsFlag{list: &o.Components}, "components",
 		"optional components to run besides etcd and kube-apiserver: controller-manager, scheduler, nodes, aggregated-api; "+
 			"'all', or 'none' for plain envtest (apiserver only)")
-	cmd.Flags().IntVar(&f.nodes, "nodes", 3, "how many simulated nodes to run (at most 16384: each gets a /23 of the Pod range 10.128.0.0/9)")
-	cmd.Flags().IntVar(&f.zones, "zones", 0, "spread the simulated nodes over this many zones (topology.kubernetes.io/zone zone-a, zone-b...; at most 26)")
-	cmd.Flags().StringToStringVar(&f.nodeCap, "node-capacity", nil,
+	fs.Lookup("components").DefValue = "[all]"
+	fs.IntVar(&o.Nodes, "nodes", 0, "how many simulated nodes to run (at most 16384: each gets a /23 of the Pod range 10.128.0.0/9)")
+	fs.Lookup("nodes").DefValue = strconv.Itoa(defaultUpNodes)
+	fs.IntVar(&o.Zones, "zones", 0, "spread the simulated nodes over this many zones (topology.kubernetes.io/zone zone-a, zone-b...; at most 26)")
+	fs.StringToStringVar(&o.NodeCapacity, "node-capacity", nil,
 		"each simulated node's capacity: any of cpu, memory and pods, the others as by default")
-	cmd.Flags().Lookup("node-capacity").DefValue = "cpu=32,memory=256Gi,pods=400"
-	cmd.Flags().BoolVar(&f.noSamples, "no-samples", false, "do not install the sample CRDs nor run the sample operators")
-	cmd.Flags().StringArrayVar(&f.crds, "crds", nil, "a folder or file of your own CRD manifests to install (repeatable)")
-	cmd.Flags().StringArrayVar(&f.webhooks, "webhooks", nil,
+	fs.Lookup("node-capacity").DefValue = "cpu=32,memory=256Gi,pods=400"
+	fs.BoolVar(&o.NoSamples, "no-samples", false, "do not install the sample CRDs nor run the sample operators")
+	fs.StringArrayVar(&o.CRDs, "crds", nil, "a folder or file of your own CRD manifests to install (repeatable)")
+	fs.StringArrayVar(&o.Webhooks, "webhooks", nil,
 		"a folder or file of your own webhook configurations (controller-gen's config/webhook) for a webhook server you run (repeatable)")
-	cmd.Flags().IntVar(&f.webhookPort, "webhook-port", 0, "port on 127.0.0.1 your webhook server listens on (default: a free port)")
-	cmd.Flags().IntVar(&f.uiPort, "ui-port", 0, "port on 127.0.0.1 of the web UI (default: a free port)")
-	cmd.Flags().BoolVar(&f.noUI, "no-ui", false, "do not serve the web UI")
-	addKubernetesFlag(cmd, &f.kubernetes)
-	cmd.Flags().DurationVar(&f.podDelay, "pod-start-delay", 0, "how long a Pod bound to a simulated node takes to become Running")
+	fs.IntVar(&o.WebhookPort, "webhook-port", 0, "port on 127.0.0.1 your webhook server listens on (default: a free port)")
+	fs.IntVar(&o.UIPort, "ui-port", 0, "port on 127.0.0.1 of the web UI (default: a free port)")
+	fs.BoolVar(&o.NoUI, "no-ui", false, "do not serve the web UI")
+	addKubernetesFlag(cmd, &o.Kubernetes)
+	fs.DurationVar(&o.PodStartDelay, "pod-start-delay", 0, "how long a Pod bound to a simulated node takes to become Running")
 	f.addLangFlag(cmd, false)
 	// For lab/labtest and a lab started for one run (startLab): the lab
 	// stops when the test binary, 'go test' or the run ends.
-	cmd.Flags().IntSliceVar(&f.owners, "owner-pid", nil, "stop the lab when this process ends (repeatable)")
-	_ = cmd.Flags().MarkHidden("owner-pid")
+	fs.IntSliceVar(&o.OwnerPIDs, "owner-pid", nil, "stop the lab when this process ends (repeatable)")
+	_ = fs.MarkHidden("owner-pid")
+}
+
+// given reports whether flag was given on the command line (false for
+// options that came from no command line: startLab's).
+func (f *upFlags) given(flag string) bool { return f.changed != nil && f.changed(flag) }
+
+// up's defaults where a flag's zero value stands for another value (as in
+// control.UpOptions and lab.Options).
+const (
+	defaultUpTimeout = time.Minute
+	defaultUpNodes   = 3
+)
+
+// options returns the options the flags ask for, with the global flags
+// (--state-dir, --lang, --verbose): what Args turns back into this command
+// line.
+func (f *upFlags) options() control.UpOptions {
+	o := f.up
+	o.StateDir = f.stateDir
+	o.Lang = string(f.lang.l)
+	o.Verbosity = f.verbosity
+	return o
+}
+
+// componentsFlag is --components: comma-separated, repeatable; "all" alone
+// is nil (the default), "none" (or "apiserver") alone is empty (plain
+// envtest). Any other list is kept as given, for validate to check.
+type componentsFlag struct {
+	list  *[]string
+	given []string
+}
+
+func (c *componentsFlag) Type() string { return "strings" }
+
+func (c *componentsFlag) String() string {
+	switch {
+	case *c.list == nil:
+		return "[all]"
+	case len(*c.list) == 0:
+		return "[none]"
+	}
+	return "[" + strings.Join(*c.list, ",") + "]"
+}
+
+func (c *componentsFlag) Set(v string) error {
+	c.given = append(c.given, strings.Split(v, ",")...)
+	switch {
+	case slices.Equal(c.given, []string{"all"}):
+		*c.list = nil
+	case slices.Equal(c.given, []string{"none"}), slices.Equal(c.given, []string{"apiserver"}):
+		*c.list = []string{}
+	default:
+		*c.list = slices.Clone(c.given)
+	}
+	return nil
 }
 
 // validate checks flag values before anything starts, and that the
 // components of the Kubernetes minor asked for are there.
 func (f *upFlags) validate(ctx context.Context) error {
 	l := f.language()
-	kube, err := resolveKubernetes(ctx, l, f.kubernetes)
+	o := &f.up
+	kube, err := resolveKubernetes(ctx, l, o.Kubernetes)
 	if err != nil {
 		return err
 	}
 	f.kube = kube
-	if kube.Chosen && f.assetsDir != "" {
-		return errors.New(l.Msgf("--binary-assets-dir %s and --kubernetes %s: give one or the other (the binaries there serve a Kubernetes of their own)", f.assetsDir, kube.Minor))
+	if kube.Chosen && o.BinaryAssetsDir != "" {
+		return errors.New(l.Msgf("--binary-assets-dir %s and --kubernetes %s: give one or the other (the binaries there serve a Kubernetes of their own)", o.BinaryAssetsDir, kube.Minor))
 	}
 	if err := f.state().CheckPathLength(); err != nil {
 		return fmt.Errorf("--state-dir: %w", err)
-
 	}
-	if f.port < 0 || f.port > 65535 {
-		return errors.New(l.Msgf("--port %d: must be between 1 and 65535", f.port))
+	if o.Port < 0 || o.Port > 65535 {
+		return errors.New(l.Msgf("--port %d: must be between 1 and 65535", o.Port))
 	}
-	if f.webhookPort < 0 || f.webhookPort > 65535 {
-		return errors.New(l.Msgf("--webhook-port %d: must be between 1 and 65535", f.webhookPort))
+	if o.WebhookPort < 0 || o.WebhookPort > 65535 {
+		return errors.New(l.Msgf("--webhook-port %d: must be between 1 and 65535", o.WebhookPort))
 	}
-	if f.webhookPort != 0 && len(f.webhooks) == 0 && len(f.crds) == 0 {
-		return errors.New(l.Msgf("--webhook-port %d: no webhook of yours to serve: give --webhooks (or --crds with a conversion webhook)", f.webhookPort))
+	if o.WebhookPort != 0 && len(o.Webhooks) == 0 && len(o.CRDs) == 0 {
+		return errors.New(l.Msgf("--webhook-port %d: no webhook of yours to serve: give --webhooks (or --crds with a conversion webhook)", o.WebhookPort))
 	}
-	if f.uiPort < 0 || f.uiPort > 65535 {
-		return errors.New(l.Msgf("--ui-port %d: must be between 1 and 65535", f.uiPort))
+	if o.UIPort < 0 || o.UIPort > 65535 {
+		return errors.New(l.Msgf("--ui-port %d: must be between 1 and 65535", o.UIPort))
 	}
-	if f.uiPort != 0 && f.noUI {
-		return errors.New(l.Msgf("--ui-port %d: the web UI is off (--no-ui): give one or the other", f.uiPort))
+	if o.UIPort != 0 && o.NoUI {
+		return errors.New(l.Msgf("--ui-port %d: the web UI is off (--no-ui): give one or the other", o.UIPort))
 	}
-	if f.nodes < 1 {
-		return errors.New(l.Msgf("--nodes %d: must be at least 1", f.nodes))
+	if o.Nodes < 0 || o.Nodes == 0 && f.given("nodes") {
+		return errors.New(l.Msgf("--nodes %d: must be at least 1", o.Nodes))
 	}
-	if f.nodes > lab.MaxNodes {
-		return errors.New(l.Msgf("--nodes %d: at most %d (each node gets a /%d of the Pod range %s)", f.nodes, lab.MaxNodes, lab.NodeCIDRMaskSize, lab.ClusterCIDR))
+	if o.Nodes > lab.MaxNodes {
+		return errors.New(l.Msgf("--nodes %d: at most %d (each node gets a /%d of the Pod range %s)", o.Nodes, lab.MaxNodes, lab.NodeCIDRMaskSize, lab.ClusterCIDR))
 	}
-	if f.zones < 0 || f.zones > lab.MaxZones || f.zones > f.nodes {
-		return errors.New(l.Msgf("--zones %d: want 0 to %d, and no more than --nodes (%d)", f.zones, lab.MaxZones, f.nodes))
+	nodes := cmp.Or(o.Nodes, defaultUpNodes)
+	if o.Zones < 0 || o.Zones > lab.MaxZones || o.Zones > nodes {
+		return errors.New(l.Msgf("--zones %d: want 0 to %d, and no more than --nodes (%d)", o.Zones, lab.MaxZones, nodes))
 	}
-	if f.capacity, err = parseNodeCapacity(f.nodeCap); err != nil {
+	if f.capacity, err = parseNodeCapacity(o.NodeCapacity); err != nil {
 		return err
 	}
 	if pods, ok := f.capacity[corev1.ResourcePods]; ok && pods.Value() > lab.MaxPodsPerNode {
 		return errors.New(l.Msgf("--node-capacity pods=%s: at most %d (a node's Pod addresses are a /%d)", pods.String(), lab.MaxPodsPerNode, lab.NodeCIDRMaskSize))
 	}
-	if f.podDelay < 0 {
-		return errors.New(l.Msgf("--pod-start-delay %s: must not be negative", f.podDelay))
+	if o.PodStartDelay < 0 {
+		return errors.New(l.Msgf("--pod-start-delay %s: must not be negative", o.PodStartDelay))
 	}
-	if _, err := f.labComponents(); err != nil {
-		return err
+	for _, c := range o.Components {
+		if !slices.Contains(lab.ComponentNames(), c) {
+			return errors.New(l.Msgf("--components: unknown component %q (known: %s, or all, none)", c, strings.Join(lab.ComponentNames(), ", ")))
+		}
 	}
-	if f.timeout <= 0 {
-		return errors.New(l.Msgf("--timeout %s: must be positive", f.timeout))
+	if o.Timeout < 0 || o.Timeout == 0 && f.given("timeout") {
+		return errors.New(l.Msgf("--timeout %s: must be positive", o.Timeout))
 	}
-	if f.assetsDir != "" {
-		if fi, err := os.Stat(f.assetsDir); err != nil || !fi.IsDir() {
-			return errors.New(l.Msgf("--binary-assets-dir %s: not a folder", f.assetsDir))
+	if o.BinaryAssetsDir != "" {
+		if fi, err := os.Stat(o.BinaryAssetsDir); err != nil || !fi.IsDir() {
+			return errors.New(l.Msgf("--binary-assets-dir %s: not a folder", o.BinaryAssetsDir))
 		}
 	}
 	return nil
-}
-
-// labComponents turns --components into lab.Options.Components.
-func (f *upFlags) labComponents() ([]string, error) {
-	l := f.language()
-	switch {
-	case len(f.components) == 1 && f.components[0] == "all":
-		return nil, nil
-	case len(f.components) == 1 && (f.components[0] == "none" || f.components[0] == "apiserver"):
-		return []string{}, nil
-	}
-	for _, c := range f.components {
-		if !slices.Contains(lab.ComponentNames(), c) {
-			return nil, errors.New(l.Msgf("--components: unknown component %q (known: %s, or all, none)", c, strings.Join(lab.ComponentNames(), ", ")))
-		}
-	}
-	return f.components, nil
 }
 
 // runUp runs a lab in this process until ctx is done.
@@ -256,37 +299,37 @@ func runUp(ctx context.Context, out, errOut io.Writer, f *upFlags) error {
 	if err := f.validate(ctx); err != nil {
 		return err
 	}
-	components, _ := f.labComponents() // checked by validate
+	o := f.up
 	multicall.TuneGC()
-	ctx, cancel, err := stopWithOwners(ctx, f.owners)
+	ctx, cancel, err := stopWithOwners(ctx, o.OwnerPIDs)
 	if err != nil {
 		return err
 	}
 	defer cancel()
 	var web *server.UIOptions
-	if !f.noUI {
+	if !o.NoUI {
 		sd := f.state()
-		web = &server.UIOptions{Port: f.uiPort, Course: func() ([]ui.Lesson, error) { return courseMap(sd, lang.All...) }}
+		web = &server.UIOptions{Port: o.UIPort, Course: func() ([]ui.Lesson, error) { return courseMap(sd, lang.All...) }}
 	}
 	err = server.Run(ctx, f.state(), server.Options{
 		Out: out, ErrOut: errOut, UI: web,
 		ShowTimeline: os.Getenv(detachedEnv) == "", // a detached lab's output is its log
 		Lang:         f.language(),
 		Ready:        multicall.BootDone,
-		Lab: full.Options{NoSamples: f.noSamples, Lab: lab.Options{
-			DataDir:               f.dataDir,
-			Port:                  f.port,
-			BinaryAssetsDirectory: f.assetsDir,
+		Lab: full.Options{NoSamples: o.NoSamples, Lab: lab.Options{
+			DataDir:               o.DataDir,
+			Port:                  o.Port,
+			BinaryAssetsDirectory: o.BinaryAssetsDir,
 			Kubernetes:            f.kube,
-			StartTimeout:          f.timeout,
-			Components:            components,
-			Nodes:                 f.nodes,
-			Zones:                 f.zones,
+			StartTimeout:          cmp.Or(o.Timeout, defaultUpTimeout),
+			Components:            o.Components,
+			Nodes:                 cmp.Or(o.Nodes, defaultUpNodes),
+			Zones:                 o.Zones,
 			NodeCapacity:          f.capacity,
-			PodStartDelay:         f.podDelay,
-			CRDDirectoryPaths:     f.crds,
-			Webhooks:              f.webhooks,
-			WebhookPort:           f.webhookPort,
+			PodStartDelay:         o.PodStartDelay,
+			CRDDirectoryPaths:     o.CRDs,
+			Webhooks:              o.Webhooks,
+			WebhookPort:           o.WebhookPort,
 			Logger:                f.useLoggers(),
 		}},
 	})

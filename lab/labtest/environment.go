@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -266,42 +265,26 @@ func (e *Environment) startChild(ctx context.Context, crds []crd) error {
 		return fmt.Errorf("unable to make a state dir: %w", err)
 	}
 	e.stateDir, e.ownDir = dir, true
-	args := []string{"up", "--state-dir", dir, "--owner-pid", strconv.Itoa(os.Getpid())}
+	up := control.UpOptions{
+		StateDir:   dir,
+		OwnerPIDs:  []int{os.Getpid()},
+		NoSamples:  !e.Samples,
+		Nodes:      max(e.NodeCount, 0),
+		Zones:      max(e.Zones, 0),
+		Components: e.WithComponents,
+		Webhooks:   e.WebhookInstallOptions.Paths,
+		Kubernetes: e.KubernetesVersion,
+	}
 	// 'go test' runs the test binary as its child: the lab also stops when
 	// 'go test' is killed, which leaves the test binary running.
 	if ppid := os.Getppid(); ppid > 1 {
-		args = append(args, "--owner-pid", strconv.Itoa(ppid))
+		up.OwnerPIDs = append(up.OwnerPIDs, ppid)
 	}
-	if !e.Samples {
-		args = append(args, "--no-samples")
+	up.CRDs, _ = conversionFiles(crds)
+	if p := e.WebhookInstallOptions.LocalServingPort; p != 0 && (len(up.Webhooks) > 0 || len(up.CRDs) > 0) {
+		up.WebhookPort = p
 	}
-	if e.NodeCount > 0 {
-		args = append(args, "--nodes", strconv.Itoa(e.NodeCount))
-	}
-	if e.Zones > 0 {
-		args = append(args, "--zones", strconv.Itoa(e.Zones))
-	}
-	if e.WithComponents != nil {
-		c := strings.Join(e.WithComponents, ",")
-		if c == "" {
-			c = "none"
-		}
-		args = append(args, "--components", c)
-	}
-	for _, p := range e.WebhookInstallOptions.Paths {
-		args = append(args, "--webhooks", p)
-	}
-	files, _ := conversionFiles(crds)
-	for _, f := range files {
-		args = append(args, "--crds", f)
-	}
-	if p := e.WebhookInstallOptions.LocalServingPort; p != 0 && (len(e.WebhookInstallOptions.Paths) > 0 || len(files) > 0) {
-		args = append(args, "--webhook-port", strconv.Itoa(p))
-	}
-	if e.KubernetesVersion != "" {
-		args = append(args, "--kubernetes", e.KubernetesVersion)
-	}
-	args = append(args, e.Args...)
+	args := append(up.Args(), e.Args...)
 
 	e.childLog = filepath.Join(dir, "up.log")
 	logFile, err := os.Create(e.childLog)

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/crdlab/crdlab/lab/labtest/control"
 )
 
 // runRelease writes binary (archive name's crdlab) to a temporary folder,
@@ -87,11 +89,8 @@ func boot(ctx context.Context, dir, bin, minor string) (err error) {
 		return out.String(), nil
 	}
 	state := filepath.Join(home, ".crdlab")
-	up := []string{"up", "-d", "--state-dir", state}
-	if minor != "" {
-		up = append(up, "--kubernetes", minor)
-	}
-	if _, err := run(bin, up...); err != nil {
+	up := control.UpOptions{StateDir: state, Detach: true, Kubernetes: minor}
+	if _, err := run(bin, up.Args()...); err != nil {
 		return err
 	}
 	defer func() {
