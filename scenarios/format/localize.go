@@ -32,6 +32,7 @@ func (s *Scenario) In(l lang.Lang) *Scenario {
 		pick(&out.Spec.Title, z.Title)
 		pick(&out.Spec.Concept, z.Concept)
 		pick(&out.Spec.Explanation, z.Explanation)
+		out.Spec.Start = startIn(s.Spec.Start, z.Start, pick)
 	}
 	for i := range out.Spec.Steps {
 		st := &out.Spec.Steps[i]
@@ -97,6 +98,7 @@ func (s *Scenario) Untranslated(l lang.Lang) []string {
 			out = append(out, "spec.zh."+f.name)
 		}
 	}
+	out = append(out, untranslatedStart(s.Spec.Start, z.Start)...)
 	for i := range s.Spec.Steps {
 		st := &s.Spec.Steps[i]
 		sz := st.ZH
