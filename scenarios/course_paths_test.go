@@ -25,6 +25,7 @@ import (
 	"github.com/crdlab/crdlab/fixtures"
 	"github.com/crdlab/crdlab/fixtures/migrate"
 	"github.com/crdlab/crdlab/lab/labtest/control"
+	"github.com/crdlab/crdlab/lab/lang"
 	"github.com/crdlab/crdlab/scenarios"
 )
 
@@ -337,3 +338,61 @@ func (h *hintShell) play(ctx context.Context, where, hint string) {
 		}
 	}
 }
+
+var _ = Describe("a lesson's start", func() {
+	const lesson = `apiVersion: crdlab.dev/v1alpha1
+kind: Lesson
+metadata: {name: start}
+spec:
+  title: starts from two ConfigMaps
+  zh: {title: 从两个 ConfigMap 开始}
+  start:
+    text: The ConfigMaps color and size.
+    needs:
+    - text: the ConfigMap color exists
+      expect: {object: {apiVersion: v1, kind: ConfigMap, metadata: {name: color}}}
+      make:
+      - apply: {object: {apiVersion: v1, kind: ConfigMap, metadata: {name: color}, data: {color: blue}}}
+    - text: the ConfigMap size exists
+      expect: {object: {apiVersion: v1, kind: ConfigMap, metadata: {name: size}}}
+      finish: crd-basics
+  steps:
+  - expect: {object: {apiVersion: v1, kind: ConfigMap, metadata: {name: color}, data: {color: blue}}}
+`
+	It("makes a need that does not hold, says so, and names the lesson to finish first for one it cannot make, in both languages", func(ctx context.Context) {
+		s, err := scenarios.Parse("start.yaml", []byte(lesson), nil)
+		Expect(err).NotTo(HaveOccurred())
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "crdlab-start-"}}
+		Expect(shared.Client().Create(ctx, ns)).To(Succeed())
+		DeferCleanup(func(ctx context.Context) { Expect(shared.Client().Delete(ctx, ns)).To(Succeed()) })
+
+		rep := newReport()
+		res, err := scenarios.Run(ctx, s, target(), scenarios.Options{Listener: rep.listen, Lesson: &scenarios.LessonOptions{Namespace: ns.Name}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Status).To(Equal(scenarios.Failed))
+		Expect(res.Message).To(And(ContainSubstring("the ConfigMap size exists"), ContainSubstring("Finish lesson crd-basics first: crdlab learn crd-basics")))
+		Expect(res.Steps).To(BeEmpty(), "no step runs from a start that does not hold")
+		var notes []string
+		for _, e := range rep.entries {
+			if e.Type == "note" {
+				notes = append(notes, e.Text)
+			}
+		}
+		Expect(notes).To(ContainElements("The ConfigMaps color and size.",
+			ContainSubstring("this lesson needs: the ConfigMap color exists. Not so here ("),
+			"made: the ConfigMap color exists"))
+		cm := &corev1.ConfigMap{}
+		Expect(shared.Client().Get(ctx, client.ObjectKey{Namespace: ns.Name, Name: "color"}, cm)).To(Succeed())
+
+		// In Chinese; color holds now, size still not.
+		res, err = scenarios.Run(ctx, s, target(), scenarios.Options{Lang: lang.ZH, Lesson: &scenarios.LessonOptions{Namespace: ns.Name}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Message).To(ContainSubstring("请先学完 crd-basics 这一课：crdlab learn crd-basics"))
+
+		// Once size is there, the lesson runs.
+		Expect(shared.Client().Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "size"}})).To(Succeed())
+		res, err = scenarios.Run(ctx, s, target(), scenarios.Options{Lesson: &scenarios.LessonOptions{Namespace: ns.Name}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Status).To(Equal(scenarios.Passed), failures(res))
+	})
+})
