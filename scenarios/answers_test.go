@@ -227,6 +227,7 @@ func playAnswers(ctx context.Context, name string) {
 	p, err := scenarios.NewPlayer(lesson, target(), ns.Name)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(p.Close)
+	Expect(p.Start(ctx)).To(Succeed(), "%s: the lesson's start (spec.start)", name)
 	// A Chinese learner's lesson, checked at each verdict: the same, said
 	// in Chinese.
 	zh, lessonZH, err := scenarios.NewPlayerIn(lesson, target(), ns.Name, lang.ZH)

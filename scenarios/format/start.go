@@ -2,6 +2,7 @@ package format
 
 import (
 	"fmt"
+	"io"
 	"reflect"
 	"slices"
 	"strings"
@@ -152,4 +153,32 @@ func untranslatedStart(st *Start, z *StartZH) []string {
 		}
 	}
 	return out
+}
+
+// explainStart writes what a lesson starts from, and each need with what
+// the lesson does when it does not hold.
+func explainStart(w io.Writer, s *Scenario) {
+	st := s.Spec.Start
+	if st == nil {
+		return
+	}
+	l := s.Lang()
+	fmt.Fprintln(w, l.Msg("Starts from"))
+	for _, line := range Wrap(st.Text, 76) {
+		fmt.Fprintln(w, "  "+line)
+	}
+	for _, n := range st.Needs {
+		text := l.Msgf("%s (made by the lesson when it does not hold)", n.Text)
+		if len(n.Make) == 0 {
+			text = l.Msgf("%s (when it does not hold: crdlab learn %s first)", n.Text, n.Finish)
+		}
+		for i, line := range Wrap(text, 72) {
+			prefix := "    "
+			if i == 0 {
+				prefix = "  - "
+			}
+			fmt.Fprintln(w, prefix+line)
+		}
+	}
+	fmt.Fprintln(w)
 }

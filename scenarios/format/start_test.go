@@ -96,3 +96,28 @@ func TestStartRefuses(t *testing.T) {
 		})
 	}
 }
+
+// crdlab scenario explain shows what a lesson starts from, and what it
+// does for each need that does not hold.
+func TestExplainShowsTheStart(t *testing.T) {
+	s, err := Parse("start.yaml", []byte(startLesson), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	Explain(&b, s)
+	for _, want := range []string{
+		"Starts from\n  The ConfigMap color, yours or the lesson's.\n",
+		"  - the ConfigMap color exists (made by the lesson when it does not hold)\n",
+		"  - the ConfigMap size exists (when it does not hold: crdlab learn other\n    first)\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("explain lacks %q:\n%s", want, b.String())
+		}
+	}
+	b.Reset()
+	Explain(&b, s.In(lang.ZH))
+	if !strings.Contains(b.String(), "起点\n  ConfigMap color，你的或者这一课的。\n") || !strings.Contains(b.String(), "ConfigMap size 已经存在（不满足时：先运行 crdlab learn other）") {
+		t.Errorf("explain in Chinese:\n%s", b.String())
+	}
+}
