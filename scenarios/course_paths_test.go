@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -396,3 +397,31 @@ spec:
 		Expect(res.Status).To(Equal(scenarios.Passed), failures(res))
 	})
 })
+
+// A Chinese learner's hints have the commands of the English ones, which
+// the course-paths test plays: the same lines, in the same order.
+func TestHintCommandsInBothLanguages(t *testing.T) {
+	all, err := scenarios.Lessons()
+	if err != nil {
+		t.Fatal(err)
+	}
+	commands := 0
+	for _, s := range all {
+		zh := s.In(lang.ZH)
+		for i, st := range s.Spec.Steps {
+			if st.Task == nil {
+				continue
+			}
+			for j, h := range st.Task.Hints {
+				en, cn := hintCommands(h), hintCommands(zh.Spec.Steps[i].Task.Hints[j])
+				commands += len(en)
+				if !slices.Equal(en, cn) {
+					t.Errorf("%s: task %q, hint %d: commands %q in English, %q in Chinese", s.Metadata.Name, st.Name, j+1, en, cn)
+				}
+			}
+		}
+	}
+	if commands == 0 {
+		t.Error("no hint has a command: hintCommands finds none")
+	}
+}
