@@ -32,8 +32,12 @@ func (s *Scenario) In(l lang.Lang) *Scenario {
 		pick(&out.Spec.Title, z.Title)
 		pick(&out.Spec.Concept, z.Concept)
 		pick(&out.Spec.Explanation, z.Explanation)
-		out.Spec.Start = startIn(s.Spec.Start, z.Start, pick)
 	}
+	var startZH *StartZH
+	if s.Spec.ZH != nil {
+		startZH = s.Spec.ZH.Start
+	}
+	out.Spec.Start = startIn(s.Spec.Start, startZH, l, pick)
 	for i := range out.Spec.Steps {
 		st := &out.Spec.Steps[i]
 		st.lang = l

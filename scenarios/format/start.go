@@ -9,6 +9,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/crdlab/crdlab/lab/lang"
 )
 
 // Start is the state a lesson starts from: what it takes from the lessons
@@ -119,17 +121,26 @@ func (s *Scenario) checkStart(root *yaml.Node) []Problem {
 	return out
 }
 
-// startIn returns the start as a learner of the language reads it.
-func startIn(st *Start, z *StartZH, pick func(*string, string)) *Start {
-	if st == nil || z == nil {
-		return st
+// startIn returns the start as a learner of the language l reads it: its
+// texts, and its make steps described in l.
+func startIn(st *Start, z *StartZH, l lang.Lang, pick func(*string, string)) *Start {
+	if st == nil {
+		return nil
+	}
+	if z == nil {
+		z = &StartZH{}
 	}
 	out := *st
 	pick(&out.Text, z.Text)
 	out.Needs = append([]StartNeed(nil), st.Needs...)
 	for i := range out.Needs {
+		n := &out.Needs[i]
 		if i < len(z.Needs) {
-			pick(&out.Needs[i].Text, z.Needs[i])
+			pick(&n.Text, z.Needs[i])
+		}
+		n.Make = append([]Step(nil), n.Make...)
+		for j := range n.Make {
+			n.Make[j].lang = l
 		}
 	}
 	return &out

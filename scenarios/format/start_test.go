@@ -55,6 +55,9 @@ func TestStartLoadsAndSpeaksChinese(t *testing.T) {
 	if zh.Text != "ConfigMap color，你的或者这一课的。" || zh.Needs[1].Text != "ConfigMap size 已经存在" {
 		t.Errorf("start in Chinese: %+v", zh)
 	}
+	if en, cn := st.Needs[0].Make[0].Describe(), zh.Needs[0].Make[0].Describe(); en == cn {
+		t.Errorf("a make step in Chinese describes itself as in English: %q", cn)
+	}
 	if s.Spec.Start.Needs[1].Text != "the ConfigMap size exists" {
 		t.Errorf("In changed the lesson it was called on: %q", s.Spec.Start.Needs[1].Text)
 	}
