@@ -60,6 +60,10 @@ type answer struct {
 	Controller string `yaml:"controller"`
 	// Refused: the apiserver refuses the learner's write itself.
 	Refused bool `yaml:"refused"`
+	// Refusal, of a refused answer: what the apiserver's refusal says
+	// (a part of its message), which the answer's hint quotes, in both
+	// languages, so that a learner who reads it finds the hint for it.
+	Refusal string `yaml:"refusal"`
 	// Says: what the lesson's "not yet" must name (each, in English).
 	Says []string `yaml:"says"`
 	// Hint is the hint (1-based) that applies to this wrong answer, and
@@ -223,6 +227,7 @@ func playAnswers(ctx context.Context, name string) {
 	p, err := scenarios.NewPlayer(lesson, target(), ns.Name)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(p.Close)
+	Expect(p.Start(ctx)).To(Succeed(), "%s: the lesson's start (spec.start)", name)
 	// A Chinese learner's lesson, checked at each verdict: the same, said
 	// in Chinese.
 	zh, lessonZH, err := scenarios.NewPlayerIn(lesson, target(), ns.Name, lang.ZH)
@@ -255,6 +260,7 @@ func playAnswers(ctx context.Context, name string) {
 			err := play(ctx, p, name, task.Task+": "+a.Name, a.Do, ns.Name)
 			if a.Refused {
 				Expect(err).To(HaveOccurred(), "%s: %q: the apiserver accepted the learner's write, which the table says it refuses", task.Task, a.Name)
+				Expect(err.Error()).To(ContainSubstring(a.Refusal), "%s: %q: the apiserver's refusal, which hint %d quotes", task.Task, a.Name, a.Hint)
 				return func() {}
 			}
 			Expect(err).NotTo(HaveOccurred(), "%s: %q: the learner's write", task.Task, a.Name)
@@ -465,5 +471,62 @@ func TestAnswersOfIssue38(t *testing.T) {
 		if !found {
 			t.Errorf("%s, task %q: the table lacks the answer %q", d.lesson, d.task, d.answer)
 		}
+	}
+}
+
+// A hint exists for every refusal a table's wrong answer produces: each
+// answer the apiserver refuses names what its refusal says (refusal, a
+// part of the message, checked against the apiserver's when the table is
+// played) and a hint that quotes it, in English and in Chinese.
+func TestEveryRefusalHasItsHint(t *testing.T) {
+	all, err := scenarios.Lessons()
+	if err != nil {
+		t.Fatal(err)
+	}
+	refusals := 0
+	for _, lesson := range all {
+		name := lesson.Metadata.Name
+		data, err := os.ReadFile(filepath.Join("lessons", "_answers", name+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var table answerTable
+		if err := yaml.Unmarshal(data, &table); err != nil {
+			t.Fatal(err)
+		}
+		zh := lesson.In(lang.ZH)
+		for _, task := range table.Tasks {
+			i := slices.IndexFunc(lesson.Spec.Steps, func(s scenarios.Step) bool { return s.Name == task.Task && s.Task != nil })
+			if i < 0 {
+				t.Errorf("%s: %q is no task of the lesson", name, task.Task)
+				continue
+			}
+			for _, a := range task.Wrong {
+				if !a.Refused {
+					if a.Refusal != "" {
+						t.Errorf("%s: %q: %q: a refusal, but the answer is not refused", name, task.Task, a.Name)
+					}
+					continue
+				}
+				refusals++
+				if a.Refusal == "" {
+					t.Errorf("%s: %q: %q: refused, but the table does not say what the refusal says (refusal)", name, task.Task, a.Name)
+					continue
+				}
+				hints := lesson.Spec.Steps[i].Task.Hints
+				if a.Hint < 1 || a.Hint > len(hints) {
+					t.Errorf("%s: %q: %q: hint %d of %d", name, task.Task, a.Name, a.Hint, len(hints))
+					continue
+				}
+				for _, h := range []struct{ lang, text string }{{"English", hints[a.Hint-1]}, {"Chinese", zh.Spec.Steps[i].Task.Hints[a.Hint-1]}} {
+					if !strings.Contains(strings.Join(strings.Fields(h.text), " "), a.Refusal) {
+						t.Errorf("%s: %q: %q: hint %d in %s does not quote the refusal %q:\n%s", name, task.Task, a.Name, a.Hint, h.lang, a.Refusal, h.text)
+					}
+				}
+			}
+		}
+	}
+	if refusals == 0 {
+		t.Error("no table has a refused answer: the test checks nothing")
 	}
 }

@@ -92,6 +92,13 @@ func checkCourse(lessons []*Scenario) error {
 				errs = append(errs, fmt.Errorf("%s: spec.after: %q is no lesson of the course (its lessons: %s)", s.Source(), a, strings.Join(names, ", ")))
 			}
 		}
+		if st := s.Spec.Start; st != nil {
+			for i, n := range st.Needs {
+				if n.Finish != "" && byName[n.Finish] == nil {
+					errs = append(errs, fmt.Errorf("%s: spec.start.needs[%d].finish: %q is no lesson of the course (its lessons: %s)", s.Source(), i, n.Finish, strings.Join(names, ", ")))
+				}
+			}
+		}
 	}
 	if len(errs) > 0 {
 		return errors.Join(errs...)

@@ -56,5 +56,10 @@ func (p *Player) Do(ctx context.Context, from *Scenario, steps []Step) error {
 // learner reads ("not yet: ...").
 func (p *Player) Check(ctx context.Context, t *Task) (bool, string) { return p.r.checkTask(ctx, t) }
 
+// Start brings the cluster to the state the lesson starts from
+// (spec.start), as a run does before its first step: nil when every need
+// holds or was made; otherwise what the learner reads.
+func (p *Player) Start(ctx context.Context) error { return p.r.start(ctx) }
+
 // Close starts again what the lesson stopped.
 func (p *Player) Close() { p.r.cleanup() }

@@ -143,3 +143,18 @@ func TestLessonsNameTheNextOfTheCourse(t *testing.T) {
 		}
 	}
 }
+
+// Every lesson of the course declares the state it starts from
+// (spec.start), in both languages: a learner comes by any path the course
+// map allows, or from a fresh lab (the course-paths test plays each).
+func TestEveryLessonDeclaresItsStart(t *testing.T) {
+	all, err := Lessons()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range all {
+		if s.Spec.Start == nil {
+			t.Errorf("%s: spec.start: the lesson does not say what it starts from", s.Source())
+		}
+	}
+}

@@ -155,7 +155,11 @@ func (r *runner) run(ctx context.Context) *Result {
 		r.startTimeline(ctx, wctx)
 	}
 
-	r.steps(ctx, res, r.done(ctx))
+	if err := r.start(ctx); err != nil {
+		res.Status, res.Message = Failed, err.Error()
+	} else {
+		r.steps(ctx, res, r.done(ctx))
+	}
 	if r.opts.Timeline {
 		r.drain(ctx)
 		r.finishTimeline(res)

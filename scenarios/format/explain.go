@@ -22,6 +22,7 @@ func Explain(w io.Writer, s *Scenario) {
 	}
 	fmt.Fprint(w, l.Msgf("source:  %s\n", s.source))
 	fmt.Fprintln(w)
+	explainStart(w, s)
 	fmt.Fprintln(w, l.Msg("Steps"))
 	n := 0
 	for i := range s.Spec.Steps {

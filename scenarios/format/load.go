@@ -431,6 +431,7 @@ func (s *Scenario) check(root *yaml.Node) []Problem {
 		}
 	}
 	out = append(out, s.checkCourse(root)...)
+	out = append(out, s.checkStart(root)...)
 	if len(s.Spec.Steps) == 0 && node(root, "spec", "steps") == nil {
 		add(lineAt(root, "spec"), "spec.steps is required: a scenario needs at least one step")
 	}

@@ -33,6 +33,11 @@ func (s *Scenario) In(l lang.Lang) *Scenario {
 		pick(&out.Spec.Concept, z.Concept)
 		pick(&out.Spec.Explanation, z.Explanation)
 	}
+	var startZH *StartZH
+	if s.Spec.ZH != nil {
+		startZH = s.Spec.ZH.Start
+	}
+	out.Spec.Start = startIn(s.Spec.Start, startZH, l, pick)
 	for i := range out.Spec.Steps {
 		st := &out.Spec.Steps[i]
 		st.lang = l
@@ -97,6 +102,7 @@ func (s *Scenario) Untranslated(l lang.Lang) []string {
 			out = append(out, "spec.zh."+f.name)
 		}
 	}
+	out = append(out, untranslatedStart(s.Spec.Start, z.Start)...)
 	for i := range s.Spec.Steps {
 		st := &s.Spec.Steps[i]
 		sz := st.ZH

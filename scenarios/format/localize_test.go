@@ -73,7 +73,7 @@ func TestLoadRejectsUnknownChineseFields(t *testing.T) {
 		t.Fatal("loaded")
 	}
 	want := []string{
-		`../testdata/invalid/zh-unknown-field.yaml:8: unknown field "titel" in spec.zh (fields: title, concept, explanation)`,
+		`../testdata/invalid/zh-unknown-field.yaml:8: unknown field "titel" in spec.zh (fields: title, concept, explanation, start)`,
 		`../testdata/invalid/zh-unknown-field.yaml:12: unknown field "narate" in a step's zh (fields: name, narrate, task)`,
 		`../testdata/invalid/zh-unknown-field.yaml:13: spec.steps[1]: zh.narrate: only a narrate step has narration, not wait`,
 	}

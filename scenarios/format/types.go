@@ -55,6 +55,9 @@ type Spec struct {
 	After   []string `json:"after,omitempty" yaml:"after,omitempty" doc:"Lessons only: the lessons to do before this one, by name, shown on the course map. Each must be a lesson of the course (the built-in lessons), and no lesson may come, through after, after itself."`
 	Minutes int      `json:"minutes,omitempty" yaml:"minutes,omitempty" doc:"Lessons only: about how many minutes the lesson takes, shown on the course map."`
 	Seed    string   `json:"seed,omitempty" yaml:"seed,omitempty" doc:"Lessons only: the section of the seed text the lesson teaches, in the seed's own words (its headings, Chinese where the seed's are: 自定义控制器 / 和解循环), shown as it is in both languages on the course map."`
+	// The state a lesson starts from, whatever path through the course
+	// the learner took (start.go).
+	Start *Start `json:"start,omitempty" yaml:"start,omitempty" doc:"Lessons only: the state the lesson starts from, and what must hold before its steps run, each need made by the lesson or named with the lesson to finish first. A learner comes from any lesson the course map allows before this one, or from a fresh lab."`
 }
 
 // LabNeeds is the lab a scenario needs.
@@ -69,6 +72,9 @@ type SpecZH struct {
 	Title       string `json:"title,omitempty" yaml:"title,omitempty" doc:"spec.title in Chinese."`
 	Concept     string `json:"concept,omitempty" yaml:"concept,omitempty" doc:"spec.concept in Chinese."`
 	Explanation string `json:"explanation,omitempty" yaml:"explanation,omitempty" doc:"spec.explanation in Chinese."`
+
+	// A lesson's start (start.go).
+	Start *StartZH `json:"start,omitempty" yaml:"start,omitempty" doc:"spec.start's texts in Chinese: its text and the text of each need."`
 }
 
 // Step is one step: exactly one of its actions is set.
