@@ -121,7 +121,7 @@ func (l *Lab) Health() control.Health {
 		}
 	}
 	h.Problems = l.problems.get()
-	if k := l.kubelet(); k != nil {
+	if k := l.components.kubelet(); k != nil {
 		h.KubeletRefused, h.LastKubeletRefusal = k.Refusals()
 	}
 	if len(h.Problems) > 0 {
