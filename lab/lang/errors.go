@@ -1,7 +1,6 @@
 package lang
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"regexp"
@@ -29,7 +28,7 @@ func (e *Error) Error() string { return e.err.Error() }
 
 // Unwrap returns the errors e wraps (its %w arguments).
 func (e *Error) Unwrap() []error {
-	switch u := e.err.(type) {
+	switch u := e.err.(type) { //nolint:errorlint // what fmt.Errorf returned, not an error it wraps
 	case interface{ Unwrap() []error }:
 		return u.Unwrap()
 	case interface{ Unwrap() error }:
@@ -63,16 +62,18 @@ func (e *Error) In(l Lang) string {
 // "no such file or directory") translated; any other, another program's
 // words, as it is.
 func ErrorIn(l Lang, err error) string {
-	if e, ok := err.(*Error); ok {
-		return e.In(l)
-	}
-	var pe *fs.PathError
-	switch {
-	case l == EN:
+	if l == EN {
 		return err.Error()
-	case errors.As(err, &pe) && pe == err:
-		return l.Msgf("%s %s: %s", pe.Op, pe.Path, ErrorIn(l, pe.Err))
-	case l.Translated(err.Error()):
+	}
+	// The outermost error only: the words of a wrapper that is not an
+	// Error are another program's, and say the errors it wraps too.
+	switch e := err.(type) { //nolint:errorlint // the outermost error, not what it wraps
+	case *Error:
+		return e.In(l)
+	case *fs.PathError:
+		return l.Msgf("%s %s: %s", e.Op, e.Path, ErrorIn(l, e.Err))
+	}
+	if l.Translated(err.Error()) {
 		return l.Msg(err.Error())
 	}
 	return err.Error()
