@@ -135,14 +135,14 @@ func TestWebhookFailureIn(t *testing.T) {
 		{one(ReviewEvents(hook, conversionReq, []byte(`{"kind":"ConversionReview","response":{"uid":"u2","result":{"status":"Success"},"convertedObjects":[{}]}}`))),
 			`：请求里有 2 个对象，返回的却是 1 个`},
 		{ReviewFailed(hook, admissionReq, fmt.Sprintf(NoAnswerInTime, "https://127.0.0.1:9443/validate", "timeoutSeconds 10")),
-			`：https://127.0.0.1:9443/validate 没有及时响应：apiserver 已放弃这次调用（webhook 的 timeoutSeconds 10）`},
+			`：https://127.0.0.1:9443/validate 没有及时响应：API 服务器已放弃这次调用（webhook 的 timeoutSeconds 10）`},
 		{ReviewFailed(hook, admissionReq, fmt.Sprintf(NothingServes, "127.0.0.1:9443", "/tmp/certs")),
 			`：127.0.0.1:9443 上没有服务在监听（连接被拒绝）：请在那里启动你的 webhook 服务器，证书在 /tmp/certs 里`},
 		{ReviewFailed(hook, admissionReq, cert), `：127.0.0.1:9443：它的证书不是实验环境签发的（x509）：请用 /tmp/certs 里的 tls.crt 和 tls.key 提供服务`},
 		{ReviewFailed(hook, admissionReq, fmt.Sprintf(CallFailed, "https://127.0.0.1:9443/validate", "EOF")), `：调用 https://127.0.0.1:9443/validate 出错：EOF`},
 		{ReviewFailed(hook, admissionReq, fmt.Sprintf(AnsweredHTTP, "https://127.0.0.1:9443/validate", 500, "boom")), `：https://127.0.0.1:9443/validate 返回了 HTTP 500：boom`},
 		{ReviewFailed(hook, conversionReq, cert), `v1 → v2（2 个对象）：127.0.0.1:9443：它的证书不是实验环境签发的（x509）：请用 /tmp/certs 里的 tls.crt 和 tls.key 提供服务`},
-		{ReviewFailed(hook, []byte(`{}`), NotAReview), `apiserver 发来的既不是 AdmissionReview，也不是 ConversionReview`},
+		{ReviewFailed(hook, []byte(`{}`), NotAReview), `API 服务器发来的既不是 AdmissionReview，也不是 ConversionReview`},
 	} {
 		if got := DetailIn(lang.EN, tc.e); got != tc.e.Detail {
 			t.Errorf("DetailIn(en, %q) = %q: English is as recorded", tc.e.Detail, got)
