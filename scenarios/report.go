@@ -161,11 +161,11 @@ func (p *textPrinter) print(e Entry) {
 		fmt.Fprintln(w)
 		switch e.Status {
 		case Passed:
-			fmt.Fprintf(w, "%s %s (%.1fs)\n", p.paint(green+bold, p.lang.Msg("PASS")), e.Scenario, e.Seconds)
+			fmt.Fprint(w, p.lang.Msgf("%s %s (%.1fs)\n", p.paint(green+bold, p.lang.Msg("PASS")), e.Scenario, e.Seconds))
 		case Skipped:
-			fmt.Fprintf(w, "%s %s: %s\n", p.paint(bold, p.lang.Msg("SKIP")), e.Scenario, e.Text)
+			fmt.Fprint(w, p.lang.Msgf("%s %s: %s\n", p.paint(bold, p.lang.Msg("SKIP")), e.Scenario, e.Text))
 		default:
-			fmt.Fprintf(w, "%s %s: %s (%.1fs)\n", p.paint(red+bold, p.lang.Msg("FAIL")), e.Scenario, e.Text, e.Seconds)
+			fmt.Fprint(w, p.lang.Msgf("%s %s: %s (%.1fs)\n", p.paint(red+bold, p.lang.Msg("FAIL")), e.Scenario, e.Text, e.Seconds))
 		}
 		if e.Description != "" && e.Status == Passed {
 			fmt.Fprintln(w)

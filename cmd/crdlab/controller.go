@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/crdlab/crdlab/lab/labtest/control"
+	"github.com/crdlab/crdlab/lab/lang"
 )
 
 func newControllerCommand(g *globalFlags) *cobra.Command {
@@ -74,8 +77,18 @@ func controllerAction(g *globalFlags, verb, short, done string, act func(*contro
 			if err != nil {
 				return err
 			}
-			if err := act(c, cmd.Context(), args[0]); err != nil {
-				return fmt.Errorf("controller %s: %w", args[0], err)
+			err = act(c, cmd.Context(), args[0])
+			if errors.Is(err, control.ErrUnknownComponent) {
+				var names []string
+				if comps, lerr := c.Components(cmd.Context()); lerr == nil {
+					for _, comp := range comps {
+						names = append(names, comp.Name)
+					}
+				}
+				return lang.Errorf("controller %q: this lab has no controller of that name; it has: %s", args[0], strings.Join(names, ", "))
+			}
+			if err != nil {
+				return lang.Errorf("controller %s: %w", args[0], err)
 			}
 			fmt.Fprint(cmd.OutOrStdout(), g.language().Msgf(done, args[0]))
 			return nil

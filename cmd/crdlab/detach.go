@@ -51,21 +51,21 @@ func startDetached(ctx context.Context, out io.Writer, f *upFlags) (*control.Sta
 	sd := f.state()
 	unlock, err := server.Lock(sd) // fail early and clearly when one runs already
 	if err != nil {
-		return nil, nil, fmt.Errorf("--state-dir: %w", err)
+		return nil, nil, lang.Errorf("--state-dir: %w", err)
 	}
 	unlock()
 
 	self, err := os.Executable()
 	if err != nil {
-		return nil, nil, fmt.Errorf("unable to find this executable: %w", err)
+		return nil, nil, lang.Errorf("unable to find this executable: %w", err)
 	}
 	logPath := sd.Log("crdlab")
 	if err := os.MkdirAll(sd.Logs(), 0o700); err != nil {
-		return nil, nil, fmt.Errorf("--state-dir: %w", err)
+		return nil, nil, lang.Errorf("--state-dir: %w", err)
 	}
 	logFile, err := os.Create(logPath)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--state-dir: unable to create %s: %w", logPath, err)
+		return nil, nil, lang.Errorf("--state-dir: unable to create %s: %w", logPath, err)
 	}
 	defer logFile.Close()
 
@@ -77,25 +77,25 @@ func startDetached(ctx context.Context, out io.Writer, f *upFlags) (*control.Sta
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	p, err := control.Start(cmd)
 	if err != nil {
-		return nil, nil, fmt.Errorf("unable to start the lab in the background: %w", err)
+		return nil, nil, lang.Errorf("unable to start the lab in the background: %w", err)
 	}
 	l := f.language()
 	fmt.Fprint(out, l.Msgf("starting a lab in the background (pid %d, log %s)\n", p.PID(), logPath))
 	err = p.Ready(ctx)
 	switch {
 	case errors.Is(err, control.ErrExited): // its log says why
-		return nil, nil, fmt.Errorf(l.Msg("the lab stopped before it was ready: %s"), lastErrorLine(logPath))
+		return nil, nil, lang.Errorf("the lab stopped before it was ready: %s", lastErrorLine(l, logPath))
 	case err != nil:
 		return nil, nil, err
 	}
 	st, err := sd.Status()
 	if err != nil {
 		_ = p.Stop(stopTimeout)
-		return nil, nil, fmt.Errorf("the lab said it was ready, but: %w", err)
+		return nil, nil, lang.Errorf("the lab said it was ready, but: %w", err)
 	}
 	if st.PID != p.PID() {
 		_ = p.Stop(stopTimeout)
-		return nil, nil, fmt.Errorf("the lab (pid %d) said it was ready, but %s names pid %d", p.PID(), sd.StatusFile(), st.PID)
+		return nil, nil, lang.Errorf("the lab (pid %d) said it was ready, but %s names pid %d", p.PID(), sd.StatusFile(), st.PID)
 	}
 	return st, p, nil
 }
@@ -118,19 +118,21 @@ func startLab(ctx context.Context, out io.Writer, g *globalFlags, forRun bool, o
 	return startDetached(ctx, out, f)
 }
 
-// lastErrorLine returns the "Error: ..." line a crdlab process ended with.
-func lastErrorLine(logPath string) string {
+// lastErrorLine returns the error a crdlab process speaking l ended with:
+// its last "Error: ..." line, in l's words.
+func lastErrorLine(l lang.Lang, logPath string) string {
 	data, err := os.ReadFile(logPath)
 	if err != nil {
-		return "see " + logPath
+		return l.Msgf("see %s", logPath)
 	}
+	prefix := strings.TrimSuffix(l.Msgf("Error: %s", "\x00"), "\x00")
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
-		if rest, ok := strings.CutPrefix(lines[i], "Error: "); ok {
+		if rest, ok := strings.CutPrefix(lines[i], prefix); ok {
 			return rest
 		}
 	}
-	return "see " + logPath
+	return l.Msgf("see %s", logPath)
 }
 
 // stopLab asks the lab on sd to stop and waits until it released the state
@@ -142,14 +144,14 @@ func stopLab(ctx context.Context, sd control.Dir, timeout time.Duration) (*contr
 	}
 	proc, err := os.FindProcess(st.PID)
 	if err != nil {
-		return nil, fmt.Errorf("unable to find lab process %d: %w", st.PID, err)
+		return nil, lang.Errorf("unable to find lab process %d: %w", st.PID, err)
 	}
 	if err := proc.Signal(syscall.SIGTERM); err != nil {
-		return nil, fmt.Errorf("unable to signal lab process %d: %w", st.PID, err)
+		return nil, lang.Errorf("unable to signal lab process %d: %w", st.PID, err)
 	}
 	done, err := server.ProcessDone(st.PID)
 	if err != nil {
-		return nil, fmt.Errorf("unable to watch lab process %d: %w", st.PID, err)
+		return nil, lang.Errorf("unable to watch lab process %d: %w", st.PID, err)
 	}
 	select {
 	case <-done:
@@ -159,5 +161,5 @@ func stopLab(ctx context.Context, sd control.Dir, timeout time.Duration) (*contr
 	case <-time.After(timeout):
 	}
 	_ = proc.Signal(syscall.SIGKILL) // its children die with it (parent death signal)
-	return st, fmt.Errorf("%w (%s); killed pid %d", control.ErrStopTimeout, timeout, st.PID)
+	return st, lang.Errorf("%w (%s); killed pid %d", control.ErrStopTimeout, timeout, st.PID)
 }

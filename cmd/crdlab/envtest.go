@@ -3,7 +3,9 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,10 +67,13 @@ Kubernetes versions this crdlab serves.`),
 			}
 			abs, err := filepath.Abs(dir)
 			if err != nil {
-				return fmt.Errorf("--dir %s: %w", dir, err)
+				return lang.Errorf("--dir %s: %w", dir, err)
 			}
 			if err := linkAssets(abs, kube.Components); err != nil {
-				return fmt.Errorf("--dir %s: %w", dir, err)
+				if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+					err = pe // the folder's own error: what a user can fix
+				}
+				return lang.Errorf("--dir %s: %w", dir, err)
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), abs)
 			return nil
@@ -92,7 +97,7 @@ func linkAssets(dir string, comps *kubeminor.Components) error {
 		self, err = filepath.EvalSymlinks(self)
 	}
 	if err != nil {
-		return fmt.Errorf("unable to find this executable: %w", err)
+		return lang.Errorf("unable to find this executable: %w", err)
 	}
 	_, err = kubeminor.Link(dir, self, comps)
 	return err
@@ -105,11 +110,11 @@ func linkAssets(dir string, comps *kubeminor.Components) error {
 func defaultAssetsDir(kubernetes string) (string, error) {
 	cache, err := os.UserCacheDir()
 	if err != nil {
-		return "", fmt.Errorf("no user cache dir (%w); give a folder with --dir", err)
+		return "", lang.Errorf("no user cache dir (%w); give a folder with --dir", err)
 	}
 	self, err := os.Executable()
 	if err != nil {
-		return "", fmt.Errorf("unable to find this executable: %w", err)
+		return "", lang.Errorf("unable to find this executable: %w", err)
 	}
 	if resolved, err := filepath.EvalSymlinks(self); err == nil {
 		self = resolved

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/crdlab/crdlab/lab/kubeminor"
 	"github.com/crdlab/crdlab/lab/labtest/control"
+	"github.com/crdlab/crdlab/lab/lang"
 	"github.com/crdlab/crdlab/lab/multicall"
 )
 
@@ -41,7 +41,7 @@ runs, so that client and server are of the same minor.`),
 			st, err := sd.Status()
 			if err != nil {
 				if errors.Is(err, control.ErrNotRunning) {
-					return fmt.Errorf("%w; start one with 'crdlab up -d'", err)
+					return lang.Errorf("%w; start one with 'crdlab up -d'", err)
 				}
 				return err
 			}
@@ -55,7 +55,7 @@ runs, so that client and server are of the same minor.`),
 				if kubeminor.WithinSkew(minor, kubeminor.BuiltIn) {
 					return exitCode(multicall.RunKubectl(args)) // one minor apart: kubectl's own skew
 				}
-				return fmt.Errorf("the lab serves Kubernetes %s, more than one minor from crdlab's kubectl (%s): %w",
+				return lang.Errorf("the lab serves Kubernetes %s, more than one minor from crdlab's kubectl (%s): %w",
 					st.Kubernetes, multicall.BuildVersions().Kubernetes, err)
 			}
 			return runComponentsKubectl(comps.Path, args)
@@ -74,7 +74,7 @@ func runComponentsKubectl(path string, args []string) error {
 		return exitCode(ee.ExitCode())
 	}
 	if err != nil {
-		return fmt.Errorf("kubectl of %s: %w", path, err)
+		return lang.Errorf("kubectl of %s: %w", path, err)
 	}
 	return nil
 }

@@ -15,6 +15,10 @@ import (
 	"github.com/crdlab/crdlab/scenarios"
 )
 
+// errUnknownLang is --lang's refusal of a value, said after pflag's
+// "invalid argument" (a message of the catalog: valueError).
+var errUnknownLang = fmt.Errorf("%w (want en or zh)", lang.ErrUnknown)
+
 // langFlag is --lang: en or zh, checked as it is parsed.
 type langFlag struct{ l lang.Lang }
 
@@ -23,7 +27,7 @@ func (f *langFlag) Type() string   { return "en|zh" }
 func (f *langFlag) Set(s string) error {
 	l, err := lang.Parse(s)
 	if err != nil {
-		return errors.Unwrap(err) // pflag names the flag and the value
+		return errUnknownLang // pflag names the flag and the value
 	}
 	f.l = l
 	return nil
@@ -75,7 +79,7 @@ func errorText(l lang.Lang, g *globalFlags, err error) string {
 	case errors.As(err, &lerr):
 		return l.Msgf("the scenario file %s has %d problem(s):\n%s", lerr.File, len(lerr.Problems), lerr.Error())
 	}
-	return commandLineError(l, err.Error())
+	return commandLineError(l, lang.ErrorIn(l, err))
 }
 
 // pflag's and cobra's errors about the command line, by their words.
@@ -88,6 +92,39 @@ var commandLineErrors = []struct {
 	{regexp.MustCompile(`^flag needs an argument: (.+)$`), "flag needs an argument: %s"},
 	{regexp.MustCompile(`^invalid argument (".*") for (".*") flag: (.*)$`), "invalid argument %s for %s flag: %s"},
 	{regexp.MustCompile(`^unknown command (".*") for (".*")$`), "unknown command %s for %s"},
+	{regexp.MustCompile(`^bad flag syntax: (.*)$`), "bad flag syntax: %s"},
+	{regexp.MustCompile(`^required flag\(s\) (.*) not set$`), "required flag(s) %s not set"},
+	// cobra's checks of the arguments (cobra.ExactArgs and the others).
+	{regexp.MustCompile(`^accepts ([0-9]+) arg\(s\), received ([0-9]+)$`), "accepts %s arg(s), received %s"},
+	{regexp.MustCompile(`^accepts at most ([0-9]+) arg\(s\), received ([0-9]+)$`), "accepts at most %s arg(s), received %s"},
+	{regexp.MustCompile(`^requires at least ([0-9]+) arg\(s\), only received ([0-9]+)$`), "requires at least %s arg(s), only received %s"},
+	{regexp.MustCompile(`^accepts between ([0-9]+) and ([0-9]+) arg\(s\), received ([0-9]+)$`), "accepts between %s and %s arg(s), received %s"},
+	{regexp.MustCompile(`^invalid argument (".*") for (".*")$`), "invalid argument %s for %s"},
+}
+
+// Why a flag's value was refused, in the words of pflag and of Go's
+// parsers (the last part of pflag's "invalid argument"), by their words.
+var valueErrors = []struct {
+	re  *regexp.Regexp
+	msg string
+}{
+	{regexp.MustCompile(`^strconv\.ParseBool: parsing ".*": invalid syntax$`), "want true or false"},
+	{regexp.MustCompile(`^strconv\.Parse(?:Int|Uint|Float): parsing ".*": invalid syntax$`), "not a number"},
+	{regexp.MustCompile(`^strconv\.Parse(?:Int|Uint|Float): parsing ".*": value out of range$`), "out of range"},
+	{regexp.MustCompile(`^time: (?:invalid duration|missing unit in duration|unknown unit .* in duration) .*$`), "not a duration (like 90s, 5m, 1h)"},
+	{regexp.MustCompile(`^.* must be formatted as key=value$`), "want key=value pairs, separated by commas"},
+}
+
+// valueError says why a flag's value was refused in l: pflag's and Go's
+// reasons by their words, a catalogued reason (--lang's) translated, any
+// other as it is.
+func valueError(l lang.Lang, reason string) string {
+	for _, e := range valueErrors {
+		if e.re.MatchString(reason) {
+			return l.Msg(e.msg)
+		}
+	}
+	return l.Msg(reason)
 }
 
 // commandLineError says msg, an error of pflag or cobra, in l; any other
@@ -99,6 +136,9 @@ func commandLineError(l lang.Lang, msg string) string {
 			args := make([]any, len(m)-1)
 			for i, a := range m[1:] {
 				args[i] = a
+			}
+			if e.msg == "invalid argument %s for %s flag: %s" {
+				args[2] = valueError(l, m[3])
 			}
 			first = l.Msgf(e.msg, args...)
 			if rest != "" {

@@ -113,7 +113,7 @@ func runLesson(ctx context.Context, out io.Writer, in io.Reader, g *globalFlags,
 	}
 	cfg, err := clientcmd.BuildConfigFromFlags("", sd.Kubeconfig())
 	if err != nil {
-		return fmt.Errorf(l.Msg("the running lab's kubeconfig: %w"), err)
+		return lang.Errorf("the running lab's kubeconfig: %w", err)
 	}
 
 	files := filepath.Join(sd.Learn(), name)
@@ -122,7 +122,7 @@ func runLesson(ctx context.Context, out io.Writer, in io.Reader, g *globalFlags,
 	}
 	if f.restart {
 		if err := os.Remove(progressFile(sd, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("--restart: %w", err)
+			return lang.Errorf("--restart: %w", err)
 		}
 	}
 	p, err := loadProgress(sd, name, l)

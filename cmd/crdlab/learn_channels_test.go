@@ -48,7 +48,7 @@ func playNewLessonsInTwoLanguages(t *testing.T, c *cli) {
 	lessons := []lessonWords{
 		{name: "scope-columns", tasks: 3, answer: filepath.Join(answers, "scope-columns", "groups-crd.cluster.yaml"),
 			en: words{task: "cluster-scoped", hint1: "Namespaced", hint2: "immutable", done: "Group, a cluster-scoped kind", title: "Scope and columns"},
-			zh: words{task: "不过是名称空间级别的", hint1: "改成", hint2: "作用域就不能再改了", done: "Group，一种集群级别的资源类型", title: "作用域"}},
+			zh: words{task: "不过是名称空间作用域的", hint1: "改成", hint2: "作用域就不能再改了", done: "Group，一种集群作用域的资源类型", title: "作用域"}},
 		{name: "versions-admission", tasks: 3, answer: filepath.Join(answers, "versions-admission", "users-crd.served.yaml"),
 			en: words{task: "company", hint1: "copy", hint2: "storage: false", done: "v1 served beside v1beta1, and stored", title: "Versions and admission"},
 			zh: words{task: "密码应当放进", hint1: "是一个列表", hint2: "保持原样", done: "在 v1beta1 之外提供 v1，并按 v1 存储", title: "版本"}},

@@ -128,7 +128,7 @@ func prepareController(ctx context.Context, out io.Writer, l lang.Lang, dir stri
 		return err
 	}
 	if err := build.Start(); err != nil {
-		return fmt.Errorf("go build in %s: %w", dir, err)
+		return lang.Errorf("go build in %s: %w", dir, err)
 	}
 	var (
 		mu       sync.Mutex

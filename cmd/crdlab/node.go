@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/crdlab/crdlab/lab/labtest/control"
+	"github.com/crdlab/crdlab/lab/lang"
 )
 
 func newNodeCommand(g *globalFlags) *cobra.Command {
@@ -71,8 +74,18 @@ func nodeAction(g *globalFlags, verb, short string, act func(*control.Client, co
 			if err != nil {
 				return err
 			}
-			if err := act(c, cmd.Context(), args[0]); err != nil {
-				return fmt.Errorf("node %s: %w", args[0], err)
+			err = act(c, cmd.Context(), args[0])
+			if errors.Is(err, control.ErrUnknownNode) {
+				var names []string
+				if nodes, lerr := c.Nodes(cmd.Context()); lerr == nil {
+					for _, n := range nodes {
+						names = append(names, n.Name)
+					}
+				}
+				return lang.Errorf("node %q: this lab has no simulated node of that name; it has: %s", args[0], strings.Join(names, ", "))
+			}
+			if err != nil {
+				return lang.Errorf("node %s: %w", args[0], err)
 			}
 			l := g.language()
 			done := l.Msgf("node %s: kubelet started\n", args[0])

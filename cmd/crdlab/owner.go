@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/crdlab/crdlab/lab/lang"
 	"github.com/crdlab/crdlab/lab/server"
 )
 
@@ -22,7 +23,7 @@ func stopWithOwners(ctx context.Context, pids []int) (context.Context, context.C
 		done, err := server.ProcessDone(pid)
 		if err != nil {
 			cancel(err)
-			return nil, nil, fmt.Errorf("--owner-pid %d: %w", pid, err)
+			return nil, nil, lang.Errorf("--owner-pid %d: %w", pid, err)
 		}
 		go func() {
 			select {

@@ -194,7 +194,7 @@ func runScenarios(ctx context.Context, out, errOut io.Writer, g *globalFlags, f 
 		}
 		list = all
 	case len(args) == 0:
-		return fmt.Errorf(l.Msg("which scenario? give a name (%s), a file, or --all"), strings.Join(scenarios.Names(), ", "))
+		return lang.Errorf("which scenario? give a name (%s), a file, or --all", strings.Join(scenarios.Names(), ", "))
 	}
 	for _, a := range args {
 		s, err := scenarios.Load(a)
@@ -207,7 +207,7 @@ func runScenarios(ctx context.Context, out, errOut io.Writer, g *globalFlags, f 
 	if f.junit != "" {
 		var err error
 		if junit, err = os.Create(f.junit); err != nil {
-			return fmt.Errorf("--junit: %w", err)
+			return lang.Errorf("--junit: %w", err)
 		}
 		defer junit.Close()
 	}
@@ -270,7 +270,7 @@ func runScenarios(ctx context.Context, out, errOut io.Writer, g *globalFlags, f 
 	}
 	if junit != nil {
 		if err := scenarios.WriteJUnit(junit, results, started); err != nil {
-			return fmt.Errorf("--junit: %w", err)
+			return lang.Errorf("--junit: %w", err)
 		}
 	}
 	if ctx.Err() != nil {
@@ -291,7 +291,7 @@ func scenarioTarget(ctx context.Context, out, errOut io.Writer, g *globalFlags, 
 	if f.kubeconfig != "" {
 		cfg, err := clientcmd.BuildConfigFromFlags("", f.kubeconfig)
 		if err != nil {
-			return scenarios.Target{}, nothing, fmt.Errorf("--kubeconfig %s: %w", f.kubeconfig, err)
+			return scenarios.Target{}, nothing, lang.Errorf("--kubeconfig %s: %w", f.kubeconfig, err)
 		}
 		say("running against %s (--kubeconfig %s); lab actions are skipped", cfg.Host, f.kubeconfig)
 		return scenarios.Target{Config: cfg}, nothing, nil
@@ -300,7 +300,7 @@ func scenarioTarget(ctx context.Context, out, errOut io.Writer, g *globalFlags, 
 	if c, err := control.Dial(sd); err == nil {
 		cfg, err := clientcmd.BuildConfigFromFlags("", sd.Kubeconfig())
 		if err != nil {
-			return scenarios.Target{}, nothing, fmt.Errorf("the running lab's kubeconfig: %w", err)
+			return scenarios.Target{}, nothing, lang.Errorf("the running lab's kubeconfig: %w", err)
 		}
 		say("running against the lab of 'crdlab up' (%s)", sd)
 		return scenarios.Target{Config: cfg, Lab: scenarios.RemoteLab{Client: c}, AuditLog: sd.AuditLog()}, nothing, nil
@@ -332,7 +332,7 @@ func scenarioTarget(ctx context.Context, out, errOut io.Writer, g *globalFlags, 
 	cfg, err := clientcmd.BuildConfigFromFlags("", sd.Kubeconfig())
 	if err != nil {
 		stop()
-		return scenarios.Target{}, nothing, fmt.Errorf("the lab's kubeconfig: %w", err)
+		return scenarios.Target{}, nothing, lang.Errorf("the lab's kubeconfig: %w", err)
 	}
 	say("lab ready at %s", st.Endpoint)
 	return scenarios.Target{Config: cfg, Lab: scenarios.RemoteLab{Client: c}, AuditLog: sd.AuditLog()}, stop, nil

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"maps"
 	"os"
@@ -242,7 +241,7 @@ func (f *upFlags) validate(ctx context.Context) error {
 		return errors.New(l.Msgf("--binary-assets-dir %s and --kubernetes %s: give one or the other (the binaries there serve a Kubernetes of their own)", o.BinaryAssetsDir, kube.Minor))
 	}
 	if err := f.state().CheckPathLength(); err != nil {
-		return fmt.Errorf("--state-dir: %w", err)
+		return lang.Errorf("--state-dir: %w", err)
 	}
 	if o.Port < 0 || o.Port > 65535 {
 		return errors.New(l.Msgf("--port %d: must be between 1 and 65535", o.Port))
@@ -340,25 +339,25 @@ func runUp(ctx context.Context, out, errOut io.Writer, f *upFlags) error {
 func flagError(err error) error {
 	switch {
 	case errors.Is(err, control.ErrRunning):
-		return fmt.Errorf("--state-dir: %w", err)
+		return lang.Errorf("--state-dir: %w", err)
 	case errors.Is(err, lab.ErrPortInUse):
-		return fmt.Errorf("--port: %w", err)
+		return lang.Errorf("--port: %w", err)
 	case errors.Is(err, lab.ErrDataDir):
-		return fmt.Errorf("--data-dir: %w", err)
+		return lang.Errorf("--data-dir: %w", err)
 	case errors.Is(err, lab.ErrCRDPath):
-		return fmt.Errorf("--crds: %w", err)
+		return lang.Errorf("--crds: %w", err)
 	case errors.Is(err, lab.ErrWebhooks):
-		return fmt.Errorf("--webhooks: %w", err)
+		return lang.Errorf("--webhooks: %w", err)
 	case errors.Is(err, server.ErrUIPort):
-		return fmt.Errorf("--ui-port: %w", err)
+		return lang.Errorf("--ui-port: %w", err)
 	case errors.Is(err, lab.ErrWorkDir):
-		return fmt.Errorf("--state-dir: %w", err)
+		return lang.Errorf("--state-dir: %w", err)
 	case errors.Is(err, lab.ErrNodesNotReady):
-		return fmt.Errorf("--timeout: %w", err)
+		return lang.Errorf("--timeout: %w", err)
 	case errors.Is(err, lab.ErrNodeCapacity):
-		return fmt.Errorf("--node-capacity: %w", err)
+		return lang.Errorf("--node-capacity: %w", err)
 	case errors.Is(err, lab.ErrZones):
-		return fmt.Errorf("--zones: %w", err)
+		return lang.Errorf("--zones: %w", err)
 	}
 	return err
 }
@@ -375,17 +374,17 @@ func parseNodeCapacity(in map[string]string) (corev1.ResourceList, error) {
 		switch corev1.ResourceName(name) {
 		case corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourcePods:
 		default:
-			return nil, fmt.Errorf("--node-capacity %s=%s: unknown resource %q (want cpu, memory or pods)", name, v, name)
+			return nil, lang.Errorf("--node-capacity %s=%s: unknown resource %q (want cpu, memory or pods)", name, v, name)
 		}
 		q, err := resource.ParseQuantity(v)
-		if err != nil {
-			return nil, fmt.Errorf("--node-capacity %s=%s: not a quantity (like 8, 500m, 16Gi): %w", name, v, err)
+		if err != nil { // its regular expression says no more than this
+			return nil, lang.Errorf("--node-capacity %s=%s: not a quantity (like 8, 500m, 16Gi)", name, v)
 		}
 		if q.Sign() <= 0 {
-			return nil, fmt.Errorf("--node-capacity %s=%s: must be positive", name, v)
+			return nil, lang.Errorf("--node-capacity %s=%s: must be positive", name, v)
 		}
 		if name == string(corev1.ResourcePods) && q.MilliValue()%1000 != 0 {
-			return nil, fmt.Errorf("--node-capacity pods=%s: must be a whole number", v)
+			return nil, lang.Errorf("--node-capacity pods=%s: must be a whole number", v)
 		}
 		out[corev1.ResourceName(name)] = q
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/crdlab/crdlab/lab/lang"
 	"github.com/crdlab/crdlab/lab/ui/browsertest"
 	"github.com/crdlab/crdlab/scenarios"
 )
@@ -62,6 +63,22 @@ func normalise(out, stateDir string) (kept string, timeline []string) {
 	return strings.TrimSuffix(b.String(), "\n"), timeline
 }
 
+// checkFullWidth fails on half-width punctuation in what crdlab built at
+// run time in Chinese (lang.MixedPunctuation): its own lines, not the
+// timeline's, whose details quote Kubernetes and the controllers.
+func checkFullWidth(t *testing.T, what, out string) {
+	t.Helper()
+	var own []string
+	for _, line := range strings.Split(out, "\n") {
+		if !timelineLine.MatchString(line) {
+			own = append(own, line)
+		}
+	}
+	if bad := lang.MixedPunctuation(strings.Join(own, "\n")); len(bad) > 0 {
+		t.Errorf("crdlab %s: half-width punctuation in Chinese: %q\n%s", what, bad, out)
+	}
+}
+
 // A Chinese reader's session: 'crdlab up -d' in a zh_CN locale speaks
 // Chinese (golden), and so do the scenarios run against it (a golden of
 // delete-pod, its timeline's actors glossed), a scenario written only in
@@ -86,6 +103,7 @@ func TestChineseSession(t *testing.T) {
 	}
 
 	out := c.mustRun("up", "-d")
+	checkFullWidth(t, "up -d", out)
 	golden, _ := normalise(out, c.stateDir)
 	goldenCompare(t, "up-d-zh", golden+"\n")
 
@@ -95,6 +113,7 @@ func TestChineseSession(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("scenario run delete-pod --lang zh: exit %d:\n%s", code, out)
 	}
+	checkFullWidth(t, "scenario run delete-pod", out)
 	golden, tl := normalise(out, c.stateDir)
 	goldenCompare(t, "scenario-run-delete-pod-zh", golden+"\n")
 	for _, want := range []string{
@@ -133,15 +152,21 @@ func TestChineseSession(t *testing.T) {
 			atScale++
 		}
 	}
-	if out, code := c.run("scenario", "run", "--all", "--lang", "zh"); code != 0 || strings.Count(out, "\n通过 ") != len(builtin)-atScale ||
+	out, code = c.run("scenario", "run", "--all", "--lang", "zh")
+	checkFullWidth(t, "scenario run --all", out)
+	if code != 0 || strings.Count(out, "\n通过 ") != len(builtin)-atScale ||
 		(atScale > 0 && !strings.Contains(out, "这个实验环境有 3 个模拟节点")) || !strings.Contains(out, "汇总") {
 		t.Errorf("scenario run --all --lang zh: exit %d, want %d 通过, %d skipped at scale:\n%s", code, len(builtin)-atScale, atScale, out)
 	}
 
-	if out := c.mustRun("status"); !strings.Contains(out, "  运行时长：") || !strings.Contains(out, "  语言：      zh") || !strings.Contains(out, "受监管的进程") {
+	out = c.mustRun("status")
+	checkFullWidth(t, "status", out)
+	if !strings.Contains(out, "  运行时长：") || !strings.Contains(out, "  语言：      zh") || !strings.Contains(out, "受监管的进程") {
 		t.Errorf("status in Chinese:\n%s", out)
 	}
-	if out := c.mustRun("node", "stop", "lab-node-2"); !strings.Contains(out, "节点 lab-node-2: kubelet 已停止") {
+	out = c.mustRun("node", "stop", "lab-node-2")
+	checkFullWidth(t, "node stop", out)
+	if !strings.Contains(out, "节点 lab-node-2：kubelet 已停止") {
 		t.Errorf("node stop in Chinese:\n%s", out)
 	}
 	if out := c.mustRun("node", "list"); !strings.Contains(out, "lab-node-2   已停止") || strings.Count(out, "运行中") != 2 {

@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// The packages whose messages go through Msg and Msgf.
+// The packages whose messages go through Msg, Msgf and Errorf.
 var speakers = []string{"../../cmd/crdlab", "../../scenarios", "../../scenarios/format", "../server", "../timeline", "../../fixtures/migrate", "../kubeminor"}
 
 // messages returns the literal first arguments of every Msg and Msgf call
@@ -39,8 +39,10 @@ func messages(t *testing.T) map[string]string {
 				}
 				format := call.Args[0]
 				switch fun := call.Fun.(type) {
-				case *ast.SelectorExpr: // l.Msg("..."), l.Msgf("...", ...)
-					if fun.Sel.Name != "Msg" && fun.Sel.Name != "Msgf" {
+				case *ast.SelectorExpr: // l.Msg("..."), l.Msgf("...", ...), lang.Errorf("...", ...)
+					x, _ := fun.X.(*ast.Ident)
+					isErrorf := fun.Sel.Name == "Errorf" && x != nil && x.Name == "lang"
+					if fun.Sel.Name != "Msg" && fun.Sel.Name != "Msgf" && !isErrorf {
 						return true
 					}
 				case *ast.Ident: // say("...", ...): cmd/crdlab's Msgf for a scenario run
@@ -73,7 +75,8 @@ func messages(t *testing.T) map[string]string {
 	return out
 }
 
-// Every message crdlab says through Msg and Msgf has its Chinese version.
+// Every message crdlab says through Msg, Msgf and Errorf has its Chinese
+// version.
 func TestEveryMessageHasChinese(t *testing.T) {
 	for msg, at := range messages(t) {
 		if !ZH.Translated(msg) {

@@ -413,6 +413,21 @@ func TestGlossaryProblems(t *testing.T) {
 		{"按参与者分道的时间线", 1},
 		{"schema 里没有的字段会被修剪掉", 1},
 		{"schema 里没有的字段会被剪裁掉", 0},
+		// issue 52's seven concepts
+		{"ApiServer 拒绝了它", 1},
+		{"由 apiserver 处理", 1},
+		{"kube-apiserver 把它交给 apiserver（API 服务器）", 0},
+		{"它注册监听 User", 1},
+		{"它监视 User，只监听 127.0.0.1 的端口", 0},
+		{"集群级别的资源类型", 1},
+		{"集群作用域（种子文本写作“集群级别”）的资源类型", 0},
+		{"三个控制循环", 1},
+		{"和解循环（kubernetes.io 中文文档写作“控制回路”）", 0},
+		{"按 CPU 伸缩一个 Deployment", 1},
+		{"Ready 条件为 True", 1},
+		{"Ready 状况为 True", 0},
+		{"每个版本各自的模式", 1},
+		{"schema（kubernetes.io 中文文档写作“模式”）", 0},
 	} {
 		if got := problems(entries, text{s: tc.s}); len(got) != tc.want {
 			t.Errorf("%q: %d problems %q, want %d", tc.s, len(got), got, tc.want)

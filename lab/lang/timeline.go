@@ -51,12 +51,12 @@ var timelineZH = map[string]string{
 	"answered %d objects for %d":                                          "请求里有 %[2]d 个对象，返回的却是 %[1]d 个",
 	"an empty body":                                                       "空的响应体",
 	"%s → %s (%d objects)":                                                "%s → %s（%d 个对象）",
-	"no answer from %s in time: the apiserver gave up (the webhook's %s)": "%s 没有及时响应：apiserver 已放弃这次调用（webhook 的 %s）",
+	"no answer from %s in time: the apiserver gave up (the webhook's %s)": "%s 没有及时响应：API 服务器已放弃这次调用（webhook 的 %s）",
 	"nothing serves on %s (connection refused): start your webhook server there, with the certificate in %s": "%s 上没有服务在监听（连接被拒绝）：请在那里启动你的 webhook 服务器，证书在 %s 里",
 	"%s: its certificate is not the lab's (%v): serve with %s and %s of %s":                                  "%[1]s：它的证书不是实验环境签发的（%[2]v）：请用 %[5]s 里的 %[3]s 和 %[4]s 提供服务",
 	"calling %s: %v":          "调用 %s 出错：%v",
 	"%s answered HTTP %d: %s": "%s 返回了 HTTP %d：%s",
-	"the apiserver sent something that is not a review": "apiserver 发来的既不是 AdmissionReview，也不是 ConversionReview",
+	"the apiserver sent something that is not a review": "API 服务器发来的既不是 AdmissionReview，也不是 ConversionReview",
 }
 
 func init() {

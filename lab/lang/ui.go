@@ -56,8 +56,8 @@ var uiZH = map[string]string{
 	// app.js
 	"live":                           "已连接",
 	"disconnected, retrying…":        "连接断开，正在重试…",
-	"(cluster-scoped)":               "（集群范围）",
-	"nothing cluster-scoped to show": "没有可显示的集群范围对象",
+	"(cluster-scoped)":               "（集群作用域）",
+	"nothing cluster-scoped to show": "没有可显示的集群作用域对象",
 	"namespace {0} is empty: try kubectl create deployment web --image=nginx --replicas=3": "名称空间 {0} 是空的：试试 kubectl create deployment web --image=nginx --replicas=3",
 	"finalizers: {0}":                        "finalizers: {0}",
 	"{0} change(s) seen; click for its page": "已看到 {0} 次修改；点击查看它的详情页",

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/crdlab/crdlab/lab/labtest/control"
+	"github.com/crdlab/crdlab/lab/lang"
 	"github.com/crdlab/crdlab/lab/writefile"
 )
 
@@ -77,11 +78,11 @@ func checkPrivate(d control.Dir) error {
 		return err
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-		return fmt.Errorf("%w: %s belongs to user %d, not to you (%d); use a folder of your own",
+		return lang.Errorf("%w: %s belongs to user %d, not to you (%d); use a folder of your own",
 			ErrUnsafe, string(d), st.Uid, os.Getuid())
 	}
 	if perm := fi.Mode().Perm(); perm&0o022 != 0 {
-		return fmt.Errorf("%w: %s is writable by other users (mode %04o); whoever writes there could act as the lab's admin: run 'chmod go-w %s' or use another folder",
+		return lang.Errorf("%w: %s is writable by other users (mode %04o); whoever writes there could act as the lab's admin: run 'chmod go-w %s' or use another folder",
 			ErrUnsafe, string(d), perm, string(d))
 	}
 	return nil
@@ -89,7 +90,7 @@ func checkPrivate(d control.Dir) error {
 
 func runningError(d control.Dir) error {
 	if st, err := d.Status(); err == nil {
-		return fmt.Errorf("%w on state dir %s (pid %d, %s); stop it with 'crdlab down'", control.ErrRunning, string(d), st.PID, st.Endpoint)
+		return lang.Errorf("%w on state dir %s (pid %d, %s); stop it with 'crdlab down'", control.ErrRunning, string(d), st.PID, st.Endpoint)
 	}
-	return fmt.Errorf("%w on state dir %s (starting); stop it with 'crdlab down'", control.ErrRunning, string(d))
+	return lang.Errorf("%w on state dir %s (starting); stop it with 'crdlab down'", control.ErrRunning, string(d))
 }

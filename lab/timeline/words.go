@@ -39,6 +39,36 @@ func DetailIn(l lang.Lang, e Event) string {
 		return passIn(l, d)
 	case Allowed, Denied, Failed, Convert:
 		return webhookIn(l, d)
+	case "RESET", "RESTARTED", "CRASHED":
+		return labDetailIn(l, d)
+	}
+	return d
+}
+
+// The lab's own lines (lab: reset.go, supervise.go), by their words; what
+// follows them (a process's exit, etcd's data) is said as it is.
+var labDetails = []struct {
+	re  *regexp.Regexp
+	msg string
+}{
+	{regexp.MustCompile(`^([0-9]+) objects deleted, ([0-9]+) put back: the DELETEs by \? that follow$`), "%s objects deleted, %s put back: the DELETEs by ? that follow"},
+	{regexp.MustCompile(`^healthy again after (\S+) \(restart ([0-9]+)\)((?:; .*)?)$`), "healthy again after %s (restart %s)%s"},
+	{regexp.MustCompile(`^(.*); restarting it$`), "%s; restarting it"},
+}
+
+// labDetailIn says the detail of a reset, a crash or a restart in l.
+func labDetailIn(l lang.Lang, d string) string {
+	for _, x := range labDetails {
+		if m := x.re.FindStringSubmatch(d); m != nil {
+			args := make([]any, len(m)-1)
+			for i, a := range m[1:] {
+				args[i] = a
+			}
+			if rest, ok := args[len(args)-1].(string); ok && strings.HasPrefix(rest, "; ") && x.msg == labDetails[1].msg {
+				args[len(args)-1] = l.Msg("; ") + rest[2:]
+			}
+			return l.Msgf(x.msg, args...)
+		}
 	}
 	return d
 }

@@ -57,6 +57,10 @@ func TestDetailIn(t *testing.T) {
 		{Event{Verb: Convert, Detail: "v1 → v2, asked by kube-apiserver"}, "v1 → v2，发起者：kube-apiserver"},
 		{Event{Verb: Convert, Detail: "v1 → v2, asked by kube-apiserver: failed: no such field"}, "v1 → v2，发起者：kube-apiserver：失败：no such field"},
 		{Event{Verb: Emit, Detail: "Killing: Stopping container web"}, "Killing: Stopping container web"},
+		{Event{Verb: "RESET", Kind: "Cluster", Detail: "12 objects deleted, 3 put back: the DELETEs by ? that follow"},
+			"删除了 12 个对象，放回了 3 个：紧随其后、执行者为“?”的那些 DELETE 就是这次重置"},
+		{Event{Verb: "RESTARTED", Kind: "Process", Detail: "healthy again after 1.2s (restart 1)"}, "宕掉 1.2s 之后恢复正常（第 1 次重启）"},
+		{Event{Verb: "CRASHED", Kind: "Process", Detail: "exit status 2; restarting it"}, "exit status 2；正在重启它"},
 	} {
 		if got := DetailIn(lang.EN, tc.e); got != tc.e.Detail {
 			t.Errorf("DetailIn(en, %q) = %q: English is as recorded", tc.e.Detail, got)
@@ -69,6 +73,20 @@ func TestDetailIn(t *testing.T) {
 		}
 		if bare := lang.Bare(DetailIn(lang.Pseudo, tc.e)); len(bare) > 0 {
 			t.Errorf("DetailIn(xx, %q): English outside the catalog: %q", tc.e.Detail, bare)
+		}
+	}
+}
+
+// Every actor the timeline names for a kind's controller, and the lab's
+// own (a reset, a process's crash and restart), has a gloss in Chinese.
+func TestActorsHaveAGloss(t *testing.T) {
+	actors := []string{"crdlab", "crdlab reset"}
+	for _, a := range controllerFor {
+		actors = append(actors, a)
+	}
+	for _, a := range actors {
+		if got := lang.ZH.Actor(a); got == a || !strings.HasPrefix(got, a+"（") {
+			t.Errorf("actor %q in Chinese: %q, want %q with a gloss: %[1]s（…）", a, got, a)
 		}
 	}
 }
@@ -117,14 +135,14 @@ func TestWebhookFailureIn(t *testing.T) {
 		{one(ReviewEvents(hook, conversionReq, []byte(`{"kind":"ConversionReview","response":{"uid":"u2","result":{"status":"Success"},"convertedObjects":[{}]}}`))),
 			`：请求里有 2 个对象，返回的却是 1 个`},
 		{ReviewFailed(hook, admissionReq, fmt.Sprintf(NoAnswerInTime, "https://127.0.0.1:9443/validate", "timeoutSeconds 10")),
-			`：https://127.0.0.1:9443/validate 没有及时响应：apiserver 已放弃这次调用（webhook 的 timeoutSeconds 10）`},
+			`：https://127.0.0.1:9443/validate 没有及时响应：API 服务器已放弃这次调用（webhook 的 timeoutSeconds 10）`},
 		{ReviewFailed(hook, admissionReq, fmt.Sprintf(NothingServes, "127.0.0.1:9443", "/tmp/certs")),
 			`：127.0.0.1:9443 上没有服务在监听（连接被拒绝）：请在那里启动你的 webhook 服务器，证书在 /tmp/certs 里`},
 		{ReviewFailed(hook, admissionReq, cert), `：127.0.0.1:9443：它的证书不是实验环境签发的（x509）：请用 /tmp/certs 里的 tls.crt 和 tls.key 提供服务`},
 		{ReviewFailed(hook, admissionReq, fmt.Sprintf(CallFailed, "https://127.0.0.1:9443/validate", "EOF")), `：调用 https://127.0.0.1:9443/validate 出错：EOF`},
 		{ReviewFailed(hook, admissionReq, fmt.Sprintf(AnsweredHTTP, "https://127.0.0.1:9443/validate", 500, "boom")), `：https://127.0.0.1:9443/validate 返回了 HTTP 500：boom`},
 		{ReviewFailed(hook, conversionReq, cert), `v1 → v2（2 个对象）：127.0.0.1:9443：它的证书不是实验环境签发的（x509）：请用 /tmp/certs 里的 tls.crt 和 tls.key 提供服务`},
-		{ReviewFailed(hook, []byte(`{}`), NotAReview), `apiserver 发来的既不是 AdmissionReview，也不是 ConversionReview`},
+		{ReviewFailed(hook, []byte(`{}`), NotAReview), `API 服务器发来的既不是 AdmissionReview，也不是 ConversionReview`},
 	} {
 		if got := DetailIn(lang.EN, tc.e); got != tc.e.Detail {
 			t.Errorf("DetailIn(en, %q) = %q: English is as recorded", tc.e.Detail, got)

@@ -61,7 +61,7 @@ func newUser() *unstructured.Unstructured {
 // removes it once the Operator has cleaned up and taken the finalizer off.
 // Operator 的 finalizer：User 带着它时，删除 User 只是给它打上标记
 // （metadata.deletionTimestamp）；等 Operator 清理完并摘掉这个 finalizer，
-// ApiServer 才真正删除它。
+// API 服务器才真正删除它。
 const finalizer = "auth.ilinux.io/cleanup"
 
 // directoryName is the namespace's shared ConfigMap: an entry NAME: userID
@@ -98,7 +98,7 @@ func (r *UserReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 		// 待你完成（finalizer）：清理 User 并不拥有的东西：从目录里删除它的条目
 		// （r.editDirectory，配合 delete(data, user.GetName())）；然后摘掉你的
 		// finalizer（controllerutil.RemoveFinalizer），再写回这个 User
-		// （r.Update）：ApiServer 这时才删除它。
+		// （r.Update）：API 服务器这时才删除它。
 		return ctrl.Result{}, nil
 	}
 
@@ -139,7 +139,7 @@ func (r *UserReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 	// condition Ready, True, with ObservedGeneration the generation this
 	// pass read (user.GetGeneration()), set by setCondition; then write it
 	// through the status subresource (r.Status().Update).
-	// 待你完成（status）：在 User 的 status 里说明它已就绪：条件 Ready 为 True，
+	// 待你完成（status）：在 User 的 status 里说明它已就绪：状况 Ready 为 True，
 	// ObservedGeneration 是这一遍读到的 generation（user.GetGeneration()），
 	// 用 setCondition 设置；然后通过 status 子资源写回（r.Status().Update）。
 	return ctrl.Result{}, nil
@@ -176,8 +176,8 @@ func (r *UserReconciler) editDirectory(ctx context.Context, namespace string, ed
 // meta.SetStatusCondition does for a typed object: lastTransitionTime
 // changes only when the condition's status does, so that writing the same
 // status again changes nothing.
-// 在 User 的 status.conditions 里设置一个条件，和 meta.SetStatusCondition
-// 对有类型的对象所做的一样：只有条件的 status 变了，lastTransitionTime 才变，
+// 在 User 的 status.conditions 里设置一个状况，和 meta.SetStatusCondition
+// 对有类型的对象所做的一样：只有状况的 status 变了，lastTransitionTime 才变，
 // 所以再写一次同样的状态什么也不会改变。
 func setCondition(user *unstructured.Unstructured, c metav1.Condition) error {
 	raw, _, _ := unstructured.NestedSlice(user.Object, "status", "conditions")

@@ -104,7 +104,7 @@ func main() {
 		For(newUser()).
 		// TODO(you): also watch the ConfigMaps the Users own, so that a
 		// deleted ConfigMap brings its User's reconcile back: Owns(...).
-		// 待你完成：同时监听 User 所拥有的 ConfigMap，这样被删除的
+		// 待你完成：同时监视 User 所拥有的 ConfigMap，这样被删除的
 		// ConfigMap 会让它的 User 再走一遍和解循环：Owns(...)。
 		Complete(&UserReconciler{Client: mgr.GetClient()})
 	if err != nil {
