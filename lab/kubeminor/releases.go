@@ -30,15 +30,21 @@ type Release struct {
 	BuiltIn bool
 }
 
+// Preview reports whether r serves a minor before its GA release: a beta or
+// a release candidate ("v1.38.0-beta.0", "v1.38.0-rc.1"). crdlab says so
+// wherever it names the minor (docs/kubernetes.md: the support policy).
+func (r Release) Preview() bool { return strings.Contains(r.Kubernetes, "-") }
+
 var (
 	minorRE   = regexp.MustCompile(`^1\.(\d+)$`)
-	releaseRE = regexp.MustCompile(`^v([01])\.(\d+)\.(\d+)$`)
+	releaseRE = regexp.MustCompile(`^v([01])\.(\d+)\.(\d+)(-(?:beta|rc)\.\d+)?$`)
 )
 
 // ParseReleases reads minors.txt's format from data (name is the file's
 // name in errors): one line per minor, oldest first, "minor kubernetes
 // staging [built-in]", blank lines and # comments ignored. Exactly one
-// minor is built in; each release must be of its line's minor.
+// minor is built in; each release must be of its line's minor, a GA
+// release or a preview (a beta or an rc: Release.Preview).
 func ParseReleases(name string, data []byte) ([]Release, error) {
 	var out []Release
 	builtIn := 0
@@ -65,8 +71,8 @@ func ParseReleases(name string, data []byte) ([]Release, error) {
 		if k == nil || k[1] != "1" || k[2] != m[1] {
 			return nil, errorf("kubernetes %q: want a release of Kubernetes %s, as v%s.0", r.Kubernetes, r.Minor, r.Minor)
 		}
-		if s == nil || s[1] != "0" || s[2] != m[1] || s[3] != k[3] {
-			return nil, errorf("staging %q: want the staging modules' release of Kubernetes %s, v0.%s.%s", r.Staging, r.Kubernetes, m[1], k[3])
+		if s == nil || s[1] != "0" || s[2] != m[1] || s[3] != k[3] || s[4] != k[4] {
+			return nil, errorf("staging %q: want the staging modules' release of Kubernetes %s, v0.%s.%s%s", r.Staging, r.Kubernetes, m[1], k[3], k[4])
 		}
 		if len(out) > 0 && minorNumber(out[len(out)-1].Minor) >= minorNumber(r.Minor) {
 			return nil, errorf("minor %s after %s: list each minor once, oldest first", r.Minor, out[len(out)-1].Minor)

@@ -19,13 +19,13 @@ import (
 // since on get (lab/internal/kubecmd.Prepare): the one place a minor's
 // difference is chosen.
 type hook struct {
-	since int    // the first minor (1.<since>) that needs it
-	pkg   string // the package that holds it
-	expr  string // the hook, as main.go names it
+	Since int    // the first minor (1.<since>) that needs it
+	Pkg   string // the package that holds it
+	Expr  string // the hook, as main.go names it
 }
 
 var hooks = []hook{
-	{since: 37, pkg: "github.com/crdlab/crdlab/lab/internal/kubecmd/informername", expr: "informername.Set"},
+	{Since: 37, Pkg: "github.com/crdlab/crdlab/lab/internal/kubecmd/informername", Expr: "informername.Set"},
 }
 
 // gen is what minorgen writes: a module per minor of the list not built in.
@@ -74,7 +74,7 @@ func (g *gen) files(r kubeminor.Release) (map[string][]byte, error) {
 	}{Release: r, Module: "github.com/crdlab/crdlab/lab/components/" + r.Minor}
 	n, _ := strconv.Atoi(strings.TrimPrefix(r.Minor, "1."))
 	for _, h := range hooks {
-		if n >= h.since {
+		if n >= h.Since {
 			data.Hooks = append(data.Hooks, h)
 		}
 	}
