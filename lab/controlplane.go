@@ -10,12 +10,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/crdlab/crdlab/lab/internal/certs"
+	"github.com/crdlab/crdlab/lab/internal/kubedefaults"
 	"github.com/crdlab/crdlab/lab/internal/ports"
 	"github.com/crdlab/crdlab/lab/internal/proc"
 	"github.com/crdlab/crdlab/lab/multicall"
@@ -109,7 +111,7 @@ func newControlPlane(spec controlPlaneSpec) (*controlPlane, error) {
 	cp.apiDefaults = map[string][]string{
 		"service-cluster-ip-range":         {"10.0.0.0/24"},
 		"allow-privileged":                 {"true"},
-		"disable-admission-plugins":        {"ServiceAccount"},
+		"disable-admission-plugins":        {strings.Join(kubedefaults.DisabledAdmissionPlugins(), ",")},
 		"cert-dir":                         {cp.certDir},
 		"authorization-mode":               {"RBAC"},
 		"secure-port":                      {strconv.Itoa(free[2])},

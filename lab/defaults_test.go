@@ -17,6 +17,9 @@ import (
 	kcmoptions "k8s.io/kubernetes/cmd/kube-controller-manager/app/options"
 	"k8s.io/kubernetes/plugin/pkg/admission/defaulttolerationseconds"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/crdlab/crdlab/lab/internal/kubedefaults"
+	"github.com/crdlab/crdlab/lab/labtest/control"
 )
 
 // A fact is a wait the lab shortens: its value in a lab, Kubernetes'
@@ -264,5 +267,45 @@ func TestTextsStateTheEvictionRate(t *testing.T) {
 	}
 	if stated < 2 {
 		t.Errorf("the lab's rate for a thousand nodes (20) is stated in %d texts, want English and Chinese at least", stated)
+	}
+}
+
+// The controller-manager's controllers and the apiserver's admission
+// plugins are kubedefaults' lists (checked against each minor's defaults
+// in lab/internal/kubedefaults/upstream), as the components parse the
+// flags, and the lab sets no feature gate: each is its minor's default,
+// which that check assumes.
+func TestFlagsAreTheRunLists(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "certs"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	l := &Lab{dir: control.Dir(dir), cp: &controlPlane{}, opts: Options{Nodes: 3}}
+	flags, err := l.controllerManagerFlags(filepath.Join(dir, "kubeconfig"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := controllerManagerOptions(t, flags).Generic.Controllers; !slices.Equal(got, kubedefaults.Controllers) {
+		t.Errorf("kube-controller-manager --controllers %q, want kubedefaults.Controllers %q", got, kubedefaults.Controllers)
+	}
+
+	cp, err := newControlPlane(controlPlaneSpec{
+		etcdPath: "/bin/etcd", apiPath: "/bin/kube-apiserver", self: true,
+		dataDir: filepath.Join(dir, "data"), certDir: filepath.Join(dir, "apicerts"), port: 6443,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp.children(filepath.Join(dir, "etcd.log"), filepath.Join(dir, "api.log"), nil, time.Minute)
+	want := "--disable-admission-plugins=" + strings.Join(kubedefaults.DisabledAdmissionPlugins(), ",")
+	if !slices.Contains(cp.apiserver.Args, want) {
+		t.Errorf("kube-apiserver's flags %q lack %s", cp.apiserver.Args, want)
+	}
+	for name, args := range map[string][]string{"kube-apiserver": cp.apiserver.Args, "kube-controller-manager": flags} {
+		for _, a := range args {
+			if strings.HasPrefix(a, "--feature-gates") || strings.HasPrefix(a, "--enable-admission-plugins") || strings.HasPrefix(a, "--admission-control") {
+				t.Errorf("%s: %s: the lab runs its minor's defaults but for kubedefaults' lists", name, a)
+			}
+		}
 	}
 }
