@@ -29,7 +29,7 @@ var (
 	ErrUntrusted = errors.New("components executable not trusted")
 )
 
-var versionRE = regexp.MustCompile(`^v?(\d+)\.(\d+)(\.\d+)?$`)
+var versionRE = regexp.MustCompile(`^v?(\d+)\.(\d+)(\.\d+(?:-(?:beta|rc)\.\d+)?)?$`)
 
 // Parse returns the minor ("1.36") of a version as a user gives it: 1.36,
 // v1.36 or the exact patch crdlab serves (1.36.5). source names where the

@@ -152,6 +152,17 @@ func Patch(minor string) string {
 	return ""
 }
 
+// Preview reports whether crdlab serves minor as a preview, a beta or a
+// release candidate (Release.Preview).
+func Preview(minor string) bool {
+	for _, r := range releases {
+		if r.Minor == minor {
+			return r.Preview()
+		}
+	}
+	return false
+}
+
 // List joins minors for a sentence: "1.35, 1.36 or 1.37" with conj "or".
 func List(minors []string, conj string) string {
 	if len(minors) < 2 {
