@@ -45,7 +45,7 @@ func minorTextIn(l lang.Lang, s string) string {
 	var minors []string // a preview marked so
 	for _, m := range kubeminor.Supported() {
 		if kubeminor.Preview(m) {
-			m += " " + l.Msg("(preview)")
+			m += l.Msg(" (preview)")
 		}
 		minors = append(minors, m)
 	}
