@@ -17,6 +17,10 @@ GOLANGCI_LINT ?= bin/golangci-lint-$(GOLANGCI_LINT_VERSION)
 NODWARF := -trimpath -gcflags=all=-dwarf=false -ldflags=-w
 export CGO_ENABLED ?= 0
 export GOFLAGS := $(strip $(filter-out $(NODWARF),$(GOFLAGS)) $(NODWARF))
+# A minor built with a newer Go than this one (1.38: Go 1.27, its components module's go line)
+# is built with that Go, fetched by the go command (docs/kubernetes.md); every other module uses
+# this Go. GOTOOLCHAIN=local in the environment turns it off.
+export GOTOOLCHAIN ?= auto
 
 # The minors, from their one list: K8S_MINORS have modules of their own (lab/components/<minor>),
 # K8S_BUILTIN is linked into crdlab, K8S_OLDEST (the first) is the one make test runs on too.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/crdlab/crdlab/lab/aggregated"
 	"github.com/crdlab/crdlab/lab/internal/certs"
+	"github.com/crdlab/crdlab/lab/internal/kubedefaults"
 	"github.com/crdlab/crdlab/lab/internal/ports"
 	"github.com/crdlab/crdlab/lab/internal/proc"
 	"github.com/crdlab/crdlab/lab/labtest/control"
@@ -23,7 +24,8 @@ import (
 // Components a lab can run besides etcd and kube-apiserver, which always run.
 const (
 	// ControllerManager is kube-controller-manager with the controllers
-	// that make workloads behave (see ControllerManagerControllers).
+	// that make workloads behave: its minor's default-on controllers, but for
+	// the written exclusions (lab/internal/kubedefaults).
 	ControllerManager = "controller-manager"
 	// Scheduler is kube-scheduler.
 	Scheduler = "scheduler"
@@ -33,36 +35,6 @@ const (
 	// lab.crdlab.dev), behind the kube-apiserver's aggregator.
 	AggregatedAPI = "aggregated-api"
 )
-
-// controllerManagerControllers are the kube-controller-manager controllers
-// a lab runs: those that make Deployments, StatefulSets, DaemonSets, Jobs,
-// CronJobs, Services, namespaces, garbage collection, node failure and
-// autoscaling behave as in a real cluster. Controllers for volumes, cloud
-// providers, certificates and IPAM have nothing to do in a lab.
-var controllerManagerControllers = []string{
-	"deployment-controller",
-	"replicaset-controller",
-	"replicationcontroller-controller",
-	"statefulset-controller",
-	"daemonset-controller",
-	"job-controller",
-	"cronjob-controller",
-	"ttl-after-finished-controller",
-	"garbage-collector-controller",
-	"namespace-controller",
-	"serviceaccount-controller",
-	"root-ca-certificate-publisher-controller",
-	"endpoints-controller",
-	"endpointslice-controller",
-	"endpointslice-mirroring-controller",
-	"node-lifecycle-controller",
-	"taint-eviction-controller",
-	"pod-garbage-collector-controller",
-	"disruption-controller",
-	"horizontal-pod-autoscaler-controller",
-	"resourcequota-controller",
-	"clusterrole-aggregation-controller",
-}
 
 // Timing of node failure handling, shortened from Kubernetes' defaults so
 // that a stopped node is noticed and its Pods replaced within about half a
@@ -240,7 +212,7 @@ func controllerManagerFlags(l *Lab, kubeconfig string) ([]string, error) {
 		// Each controller acts under its own service account, so the
 		// timeline can name who did what.
 		"--use-service-account-credentials=true",
-		"--controllers=" + strings.Join(controllerManagerControllers, ","),
+		"--controllers=" + strings.Join(kubedefaults.Controllers, ","),
 		"--root-ca-file=" + caFile,
 		// Not throttled: a scale-up of hundreds of Pods must not crawl.
 		"--kube-api-qps=1000",

@@ -18,6 +18,8 @@ import (
 	"k8s.io/kubernetes/plugin/pkg/admission/defaulttolerationseconds"
 
 	"github.com/crdlab/crdlab/lab/internal/controlplane"
+	"github.com/crdlab/crdlab/lab/internal/kubedefaults"
+	"github.com/crdlab/crdlab/lab/labtest/control"
 )
 
 // A fact is a wait the lab shortens: its value in a lab, Kubernetes'
@@ -267,5 +269,49 @@ func TestTextsStateTheEvictionRate(t *testing.T) {
 	}
 	if stated < 2 {
 		t.Errorf("the lab's rate for a thousand nodes (20) is stated in %d texts, want English and Chinese at least", stated)
+	}
+}
+
+// The controller-manager's controllers and the apiserver's admission
+// plugins are kubedefaults' lists (checked against each minor's defaults
+// in lab/internal/kubedefaults/upstream), as the components parse the
+// flags, and the lab sets no feature gate: each is its minor's default,
+// which that check assumes.
+func TestFlagsAreTheRunLists(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "certs"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cp := &controlplane.Plane{
+		Own:  true,
+		Etcd: controlplane.Etcd{Path: "/bin/etcd", DataDir: filepath.Join(dir, "data"), LogPath: filepath.Join(dir, "etcd.log")},
+		APIServer: controlplane.APIServer{Path: "/bin/kube-apiserver", Port: 6443, CertDir: filepath.Join(dir, "apicerts"),
+			LogPath: filepath.Join(dir, "api.log")},
+	}
+	if err := cp.Prepare(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cp.Build(nil, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	l := &Lab{dir: control.Dir(dir), cp: cp, opts: Options{Nodes: 3}}
+	flags, err := controllerManagerFlags(l, filepath.Join(dir, "kubeconfig"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := controllerManagerOptions(t, flags).Generic.Controllers; !slices.Equal(got, kubedefaults.Controllers) {
+		t.Errorf("kube-controller-manager --controllers %q, want kubedefaults.Controllers %q", got, kubedefaults.Controllers)
+	}
+	api := cp.APIServer.Process().Args
+	want := "--disable-admission-plugins=" + strings.Join(kubedefaults.DisabledAdmissionPlugins(), ",")
+	if !slices.Contains(api, want) {
+		t.Errorf("kube-apiserver's flags %q lack %s", api, want)
+	}
+	for name, args := range map[string][]string{"kube-apiserver": api, "kube-controller-manager": flags} {
+		for _, a := range args {
+			if strings.HasPrefix(a, "--feature-gates") || strings.HasPrefix(a, "--enable-admission-plugins") || strings.HasPrefix(a, "--admission-control") {
+				t.Errorf("%s: %s: the lab runs its minor's defaults but for kubedefaults' lists", name, a)
+			}
+		}
 	}
 }

@@ -16,7 +16,8 @@ var kubernetesFlagUsage = minorText("Kubernetes minor to serve: {MINORS} ({BUILT
 	"(default: $" + kubeminor.Env + " if set, else {BUILTIN})")
 
 // minorText fills in what a help text says of the minors crdlab serves,
-// from their one list (kubeminor): {MINORS} "1.35, 1.36 or 1.37",
+// from their one list (kubeminor): {MINORS} "1.35, 1.36 or 1.37" (a
+// preview minor marked "(preview)"),
 // {OTHERS} the minors not built in ("1.35 or 1.36"), {BUILTIN}, {OLDEST},
 // and {EXAMPLE} {EXAMPLE_PATCH} the newest minor not built in and its
 // patch ("1.36", "1.36.5"). It remembers the template of each text it
@@ -41,8 +42,15 @@ func minorTextIn(l lang.Lang, s string) string {
 		example = others[len(others)-1]
 	}
 	or := l.Msg("or")
+	var minors []string // a preview marked so
+	for _, m := range kubeminor.Supported() {
+		if kubeminor.Preview(m) {
+			m += l.Msg(" (preview)")
+		}
+		minors = append(minors, m)
+	}
 	return strings.NewReplacer(
-		"{MINORS}", kubeminor.List(kubeminor.Supported(), or),
+		"{MINORS}", kubeminor.List(minors, or),
 		"{OTHERS}", kubeminor.List(others, or),
 		"{BUILTIN}", kubeminor.BuiltIn,
 		"{OLDEST}", kubeminor.Oldest(),

@@ -48,6 +48,11 @@ func printMinors(ctx context.Context, out io.Writer, l lang.Lang, v multicall.Ve
 	w := kubeminor.Here(v.Crdlab, v.Release)
 	w.NoDownload, w.Lang = true, l
 	for _, minor := range kubeminor.Supported() {
+		if kubeminor.Preview(minor) {
+			// A beta or an rc: the minor before its GA release
+			// (docs/kubernetes.md's support policy).
+			fmt.Fprint(out, l.Msgf("  %s  %s: a preview, before its GA release\n", minor, kubeminor.Patch(minor)))
+		}
 		if minor == kubeminor.BuiltIn {
 			fmt.Fprint(out, l.Msgf("  %s  %s, built in\n", minor, v.Kubernetes))
 			continue

@@ -52,7 +52,7 @@ func TestAddingAMinor(t *testing.T) {
 			k, v, _ := strings.Cut(line, "=")
 			vars[k] = v
 		}
-		want := map[string]string{"K8S_MINORS": "1.34 1.35 1.36", "K8S_OLDEST": fakeMinor, "K8S_BUILTIN": "1.37"}
+		want := map[string]string{"K8S_MINORS": "1.34 1.35 1.36 1.38", "K8S_OLDEST": fakeMinor, "K8S_BUILTIN": "1.37"}
 		for k, v := range want {
 			if vars[k] != v {
 				t.Errorf("make print-minors: %s=%q, want %q (all: %q)", k, vars[k], v, out)
@@ -140,11 +140,11 @@ func TestAddingAMinor(t *testing.T) {
 		home := t.TempDir()
 		env := []string{"HOME=" + home, "XDG_CACHE_HOME=" + filepath.Join(home, "cache"), "CRDLAB_COMPONENTS_DIR=" + t.TempDir(), "CRDLAB_KUBERNETES_VERSION="}
 
-		if out := run(t, tmp, env, crdlab, "up", "--help"); !strings.Contains(out, "1.34, 1.35, 1.36 or 1.37") || !strings.Contains(out, "--kubernetes 1.34, 1.35 or 1.36") {
+		if out := run(t, tmp, env, crdlab, "up", "--help"); !strings.Contains(out, "1.34, 1.35, 1.36, 1.37 or 1.38 (preview)") || !strings.Contains(out, "--kubernetes 1.34, 1.35, 1.36 or 1.38") {
 			t.Errorf("up --help does not list the new minor:\n%s", out)
 		}
 		out, err := runErr(tmp, env, crdlab, "envtest", "--kubernetes", "1.33")
-		if err == nil || !strings.Contains(out, "--kubernetes 1.33: not supported; crdlab serves Kubernetes 1.34, 1.35, 1.36 and 1.37") {
+		if err == nil || !strings.Contains(out, "--kubernetes 1.33: not supported; crdlab serves Kubernetes 1.34, 1.35, 1.36, 1.37 and 1.38") {
 			t.Errorf("envtest --kubernetes 1.33: %v\n%s", err, out)
 		}
 		out, err = runErr(tmp, env, crdlab, "envtest", "--kubernetes", "1.34.0")

@@ -21,9 +21,9 @@ func TestParse(t *testing.T) {
 		{in: "1.36.5", want: "1.36"},
 		{in: "v1.35.8", want: "1.35"},
 		{in: "1.37", want: "1.37"},
-		{in: "1.20", err: "--kubernetes 1.20: not supported; crdlab serves Kubernetes 1.35, 1.36 and 1.37"},
-		{in: "1.99", err: "--kubernetes 1.99: not supported; crdlab serves Kubernetes 1.35, 1.36 and 1.37"},
-		{in: "latest", err: "--kubernetes latest: not supported; crdlab serves Kubernetes 1.35, 1.36 and 1.37"},
+		{in: "1.20", err: "--kubernetes 1.20: not supported; crdlab serves Kubernetes 1.35, 1.36, 1.37 and 1.38"},
+		{in: "1.99", err: "--kubernetes 1.99: not supported; crdlab serves Kubernetes 1.35, 1.36, 1.37 and 1.38"},
+		{in: "latest", err: "--kubernetes latest: not supported; crdlab serves Kubernetes 1.35, 1.36, 1.37 and 1.38"},
 		{in: "1.36.4", err: "--kubernetes 1.36.4: not supported; crdlab serves Kubernetes 1.36 as v1.36.5: give 1.36"},
 	} {
 		got, err := kubeminor.Parse("--kubernetes", tc.in)
@@ -52,7 +52,7 @@ func TestChooseNamesTheVariable(t *testing.T) {
 		t.Errorf("Choose(1.36) with %s=1.35 = %q, %v; the flag wins", kubeminor.Env, got, err)
 	}
 	t.Setenv(kubeminor.Env, "1.20")
-	want := "CRDLAB_KUBERNETES_VERSION 1.20: not supported; crdlab serves Kubernetes 1.35, 1.36 and 1.37"
+	want := "CRDLAB_KUBERNETES_VERSION 1.20: not supported; crdlab serves Kubernetes 1.35, 1.36, 1.37 and 1.38"
 	if _, err := kubeminor.Choose(""); err == nil || err.Error() != want {
 		t.Errorf("Choose with %s=1.20: %v; want %q", kubeminor.Env, err, want)
 	}

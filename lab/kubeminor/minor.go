@@ -36,7 +36,7 @@ func Parse(source, version string) (string, error) { return parseIn(lang.EN, sou
 // parseIn is Parse, its errors in l.
 func parseIn(l lang.Lang, source, version string) (string, error) {
 	v, ok := ParseVersion(strings.TrimSpace(version))
-	if !ok || (v.Rest != "" && !isPatch(v.Rest)) {
+	if !ok || (v.Rest != "" && !isRelease(v.Rest)) {
 		return "", unsupported(l, source, version)
 	}
 	minor := v.Minor

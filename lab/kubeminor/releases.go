@@ -29,10 +29,16 @@ type Release struct {
 	BuiltIn bool
 }
 
+// Preview reports whether r serves a minor before its GA release: a beta or
+// a release candidate ("v1.38.0-beta.0", "v1.38.0-rc.1"). crdlab says so
+// wherever it names the minor (docs/kubernetes.md: the support policy).
+func (r Release) Preview() bool { return strings.Contains(r.Kubernetes, "-") }
+
 // ParseReleases reads minors.txt's format from data (name is the file's
 // name in errors): one line per minor, oldest first, "minor kubernetes
 // staging [built-in]", blank lines and # comments ignored. Exactly one
-// minor is built in; each release must be of its line's minor.
+// minor is built in; each release must be of its line's minor, a GA
+// release or a preview (a beta or an rc: Release.Preview).
 func ParseReleases(name string, data []byte) ([]Release, error) {
 	var out []Release
 	builtIn := 0
@@ -56,7 +62,7 @@ func ParseReleases(name string, data []byte) ([]Release, error) {
 			return nil, errorf("minor %q: want 1.<minor>, as 1.36", r.Minor)
 		}
 		k, ok := ParseVersion(r.Kubernetes)
-		if !ok || !k.V || k.Minor != r.Minor || !isPatch(k.Rest) {
+		if !ok || !k.V || k.Minor != r.Minor || !isRelease(k.Rest) {
 			return nil, errorf("kubernetes %q: want a release of Kubernetes %s, as v%s.0", r.Kubernetes, r.Minor, r.Minor)
 		}
 		// The staging modules are released as v0.<minor>.<patch> of each
@@ -142,6 +148,17 @@ func Patch(minor string) string {
 		}
 	}
 	return ""
+}
+
+// Preview reports whether crdlab serves minor as a preview, a beta or a
+// release candidate (Release.Preview).
+func Preview(minor string) bool {
+	for _, r := range releases {
+		if r.Minor == minor {
+			return r.Preview()
+		}
+	}
+	return false
 }
 
 // List joins minors for a sentence: "1.35, 1.36 or 1.37" with conj "or".

@@ -12,7 +12,7 @@ import (
 func TestParseReleases(t *testing.T) {
 	for _, tc := range []struct {
 		name, data string
-		want       []string // minors, the built-in one marked with *
+		want       []string // minors, the built-in one marked with *, a preview with ?
 		err        string
 	}{
 		{name: "the format", data: "# c\n1.35 v1.35.8 v0.35.8\n\n1.36 v1.36.5 v0.36.5 # c\n1.37 v1.37.2 v0.37.2 built-in\n", want: []string{"1.35", "1.36", "1.37*"}},
@@ -28,6 +28,9 @@ func TestParseReleases(t *testing.T) {
 		{name: "none built in", data: "1.36 v1.36.5 v0.36.5\n", err: "m.txt: 0 minors marked built-in; want exactly one"},
 		{name: "two built in", data: "1.36 v1.36.5 v0.36.5 built-in\n1.37 v1.37.2 v0.37.2 built-in\n", err: "m.txt: 2 minors marked built-in"},
 		{name: "empty", data: "", err: "m.txt: 0 minors marked built-in"},
+		{name: "a preview", data: "1.37 v1.37.2 v0.37.2 built-in\n1.38 v1.38.0-beta.0 v0.38.0-beta.0\n1.39 v1.39.0-rc.1 v0.39.0-rc.1\n", want: []string{"1.37*", "1.38?", "1.39?"}},
+		{name: "a preview's staging of a GA release", data: "1.38 v1.38.0-beta.0 v0.38.0 built-in\n", err: "m.txt:1: staging \"v0.38.0\": want the staging modules' release of Kubernetes v1.38.0-beta.0, v0.38.0-beta.0"},
+		{name: "an alpha", data: "1.38 v1.38.0-alpha.2 v0.38.0-alpha.2 built-in\n", err: "m.txt:1: kubernetes \"v1.38.0-alpha.2\": want a release of Kubernetes 1.38"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := kubeminor.ParseReleases("m.txt", []byte(tc.data))
@@ -45,6 +48,9 @@ func TestParseReleases(t *testing.T) {
 				m := r.Minor
 				if r.BuiltIn {
 					m += "*"
+				}
+				if r.Preview() {
+					m += "?"
 				}
 				minors = append(minors, m)
 			}

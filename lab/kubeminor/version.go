@@ -72,6 +72,22 @@ func isPatch(rest string) bool {
 	return true
 }
 
+// isRelease reports whether rest is a release's patch, GA (".5") or a
+// preview of it, a beta or a release candidate (".0-beta.0", ".0-rc.1"),
+// and nothing more.
+func isRelease(rest string) bool {
+	patch, pre, found := strings.Cut(rest, "-")
+	if !found {
+		return isPatch(rest)
+	}
+	for _, kind := range []string{"beta.", "rc."} {
+		if n, ok := strings.CutPrefix(pre, kind); ok {
+			return isPatch(patch) && isPatch("."+n)
+		}
+	}
+	return false
+}
+
 // Of returns the minor ("1.36") of a Kubernetes version as the apiserver
 // reports it ("v1.36.5", "v1.36.5+abc"), or "" when it is not one.
 func Of(version string) string {

@@ -5,7 +5,8 @@ package lang
 // when the package loads.
 var cliZH = map[string]string{
 	// cobra's words (cmd/crdlab: usageTemplate, localize).
-	"or":                      "或", // the minors' lists (cmd/crdlab minorTextIn)
+	"or":                      "或",     // the minors' lists (cmd/crdlab minorTextIn)
+	" (preview)":              "（预览版）", // a preview minor in the minors' lists (cmd/crdlab minorTextIn)
 	"Usage:":                  "用法：",
 	"Aliases:":                "别名：",
 	"Examples:":               "示例：",

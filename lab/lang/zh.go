@@ -173,8 +173,9 @@ var zh = map[string]string{
 	"lab stopped (pid %d, %s)\n": "实验环境已停止（pid %d，%s）\n",
 
 	// crdlab version (cmd/crdlab: printMinors).
-	"kubernetes minors:":   "Kubernetes 次版本：",
-	"  %s  %s, built in\n": "  %s  %s，内置\n",
+	"kubernetes minors:":                                       "Kubernetes 次版本：",
+	"  %s  %s, built in\n":                                     "  %s  %s，内置\n",
+	"  %s  %s: a preview, before its GA release\n":             "  %s  %s：预览版，正式发布（GA）之前的版本\n",
 	"  %s  not found (looked in %s; make components K8S=%s)\n": "  %s  没有找到（找过：%s；可以用 make components K8S=%s 构建）\n",
 	"  %s  refused, not run: %v\n":                             "  %s  已拒绝，不会运行：%v\n",
 	"  %s  unusable: %v\n":                                     "  %s  无法使用：%v\n",

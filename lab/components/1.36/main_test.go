@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/crdlab/crdlab/lab/internal/componentstest"
+	"github.com/crdlab/crdlab/lab/internal/kubedefaults/upstream"
 )
 
 // TestExecutable builds crdlab-k8s-1.36 and checks it as crdlab runs it
@@ -14,3 +15,9 @@ func TestExecutable(t *testing.T) {
 	want := componentstest.Want{Minor: "1.36", Kubernetes: "v1.36.5"}
 	componentstest.Run(t, componentstest.Build(t, want), want)
 }
+
+// TestLabRunsTheMinorsDefaults: a lab of Kubernetes 1.36 runs every
+// controller and admission plugin 1.36 runs by default, as its own code
+// says, but for the exclusions written with their reasons
+// (lab/internal/kubedefaults).
+func TestLabRunsTheMinorsDefaults(t *testing.T) { upstream.Test(t) }

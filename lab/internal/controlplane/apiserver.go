@@ -7,12 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/crdlab/crdlab/lab/internal/certs"
+	"github.com/crdlab/crdlab/lab/internal/kubedefaults"
 	"github.com/crdlab/crdlab/lab/internal/proc"
 	"github.com/crdlab/crdlab/lab/multicall"
 )
@@ -133,7 +135,7 @@ func (a *APIServer) args() []string {
 	defaults := map[string][]string{
 		"service-cluster-ip-range":         {"10.0.0.0/24"},
 		"allow-privileged":                 {"true"},
-		"disable-admission-plugins":        {"ServiceAccount"},
+		"disable-admission-plugins":        {strings.Join(kubedefaults.DisabledAdmissionPlugins(), ",")},
 		"cert-dir":                         {a.CertDir},
 		"authorization-mode":               {"RBAC"},
 		"secure-port":                      {a.port()},

@@ -6,13 +6,11 @@ import (
 
 	"github.com/spf13/cobra"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
-	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/apiserver/pkg/server/flagz"
 	"k8s.io/client-go/rest"
 	cliflag "k8s.io/component-base/cli/flag"
 	"k8s.io/component-base/cli/globalflag"
 	basecompatibility "k8s.io/component-base/compatibility"
-	"k8s.io/component-base/featuregate"
 	"k8s.io/component-base/logs"
 	logsapi "k8s.io/component-base/logs/api/v1"
 	"k8s.io/component-base/term"
@@ -41,10 +39,12 @@ type Prepare func(*options.CompletedOptions) error
 // (kubemain.BootDoneWhenReady). The rest of kube-apiserver runs unchanged.
 func newAPIServerCommand(prepare []Prepare) *cobra.Command {
 	s := options.NewServerRunOptions()
-	ctx := genericapiserver.SetupSignalContext()
+	ctx := signalContext()
 	featureGate := s.GenericServerRunOptions.ComponentGlobalsRegistry.FeatureGateFor(basecompatibility.DefaultKubeComponent)
 	// Not app.NewAPIServerCommand() for its texts: a second
-	// SetupSignalContext panics.
+	// SetupSignalContext panics. Its signal context and feature metrics are
+	// signalContext and addFeatureMetrics (signal.go): what moved between
+	// minors.
 	cmd := &cobra.Command{
 		Use: "kube-apiserver",
 		Long: `The Kubernetes API server validates and configures data
@@ -73,7 +73,7 @@ cluster's shared state through which all other components interact.`,
 			if errs := completed.Validate(); len(errs) != 0 {
 				return utilerrors.NewAggregate(errs)
 			}
-			featureGate.(featuregate.MutableFeatureGate).AddMetrics()
+			addFeatureMetrics(featureGate)
 			s.GenericServerRunOptions.ComponentGlobalsRegistry.AddMetrics()
 			return runAPIServer(ctx, completed, prepare)
 		},
