@@ -147,7 +147,7 @@ func play(ctx context.Context, p *scenarios.Player, lesson, what string, node ya
 		if s == nil {
 			return nil // no steps: the learner does nothing
 		}
-		return p.Do(ctx, s, s.Spec.Steps)
+		return p.DoAsLearner(ctx, s, s.Spec.Steps)
 	}
 	apiVersions := map[string]string{"User": "auth.ilinux.io/v1beta1", "ConfigMap": "v1"}
 	for i, st := range node.Content {
@@ -165,7 +165,7 @@ func play(ctx context.Context, p *scenarios.Player, lesson, what string, node ya
 		Expect(yaml.Unmarshal(raw, &one)).To(Succeed())
 		seq := yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Content: []*yaml.Node{one.Content[0]}}
 		s := steps(lesson, fmt.Sprintf("%s, step %d", what, i+1), seq)
-		if err := p.Do(ctx, s, s.Spec.Steps); err != nil {
+		if err := p.DoAsLearner(ctx, s, s.Spec.Steps); err != nil {
 			return fmt.Errorf("step %d: %w", i+1, err)
 		}
 	}

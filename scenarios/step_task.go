@@ -212,11 +212,18 @@ func (r *runner) checkTask(ctx context.Context, t *format.Task) (bool, string) {
 func (r *runner) checkOne(ctx context.Context, c *format.Check) string {
 	switch {
 	case c.Expect != nil:
+		if empty := r.emptySet(ctx, c.Expect); empty != "" {
+			return empty
+		}
 		if ok, describe := r.checkOnce(ctx, c.Expect); !ok {
 			return describe().Error()
 		}
+		return r.checkCause(ctx, c)
 	case c.ExpectRestored != nil:
-		return r.checkRestored(ctx, c.ExpectRestored)
+		if found := r.checkRestored(ctx, c.ExpectRestored); found != "" {
+			return found
+		}
+		return r.checkCause(ctx, c)
 	case c.ExpectAccepted != nil:
 		if err := r.dryRun(ctx, c.ExpectAccepted.Apply); err != nil {
 			return r.s.Lang().Msgf("%s: refused, want it accepted: %v", r.probeWhat(c.ExpectAccepted.Apply), saidIn(r.s.Lang(), err))
@@ -232,6 +239,21 @@ func (r *runner) checkOne(ctx context.Context, c *format.Check) string {
 		}
 	}
 	return ""
+}
+
+// emptySet says, for a check over a set (an expect of a resource with
+// cel and no name), that the set is empty: objects.all(...) holds over
+// nothing, and a task whose text says "every" wants some. An expect that
+// allows it (allowEmpty) holds over nothing.
+func (r *runner) emptySet(ctx context.Context, e *format.Expect) string {
+	if e.Resource == nil || e.Resource.Name != "" || e.CEL == "" || e.AllowEmpty {
+		return ""
+	}
+	_, objs, err := r.selectObjects(ctx, e.Resource)
+	if err != nil || len(objs) > 0 {
+		return "" // checkOnce says what went wrong
+	}
+	return r.s.Lang().Msgf("%s: there is none, and the check is about every one (it would hold over none)", format.RefWhatIn(r.s.Lang(), r.ref(e.Resource)))
 }
 
 // probeWhat names the write of a check in the learner's terms: what it
