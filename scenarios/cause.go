@@ -219,7 +219,7 @@ func (r *runner) writtenBy(ctx context.Context, c *format.Check) string {
 				return l.Msgf("%s: no writer of %s is in its managedFields", what, field)
 			}
 			if !wants(c, actorsOf(managers, actorOfManager)) {
-				return r.wrongCause(what+" "+field, "written", managers, actorOfManager, c)
+				return r.wrongCause(l.Msgf("%s of %s", field, what), "written", managers, actorOfManager, c)
 			}
 		}
 	}
@@ -315,7 +315,15 @@ func leafPaths(v map[string]any, prefix []string) [][]string {
 // recordDeletion keeps the timeline's last DELETE line of each object, for
 // the checks that read who deleted it. Called with r.mu held.
 func (r *runner) recordDeletion(e timeline.Event) {
-	if e.Verb == timeline.Delete {
-		r.deletions[deletedKey(e.Kind, e.Namespace, e.Name)] = e
+	if e.Verb != timeline.Delete {
+		return
 	}
+	key := deletedKey(e.Kind, e.Namespace, e.Name)
+	if _, known := r.deletions[key]; known && actorOfLine(e.Actor) == "" {
+		// An object held by a finalizer has two lines: its deletion
+		// requested, named by the audit log, and its end, which no
+		// request of the log's names.
+		return
+	}
+	r.deletions[key] = e
 }

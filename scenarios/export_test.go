@@ -82,9 +82,26 @@ func (p *Player) Do(ctx context.Context, from *Scenario, steps []Step) error {
 // DoAsLearner runs steps as Do does, as the learner's kubectl writes
 // them: its user agent, and its field manager.
 func (p *Player) DoAsLearner(ctx context.Context, from *Scenario, steps []Step) error {
-	dyn, manager := p.r.dyn, p.r.manager
-	p.r.dyn, p.r.manager = p.learner, learnerManager
-	defer func() { p.r.dyn, p.r.manager = dyn, manager }()
+	return p.doAs(ctx, from, steps, p.learner, learnerManager)
+}
+
+// DoAsController runs steps as Do does, as the learner's controller
+// program name (a go run of theirs: its binary's name) writes them: its
+// user agent, and the field manager the apiserver gives it.
+func (p *Player) DoAsController(ctx context.Context, from *Scenario, steps []Step, name string) error {
+	cfg := rest.CopyConfig(p.r.target.Config)
+	cfg.UserAgent = name + "/v0.0.0 (linux/amd64) kubernetes/$Format"
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	return p.doAs(ctx, from, steps, dyn, name)
+}
+
+func (p *Player) doAs(ctx context.Context, from *Scenario, steps []Step, as dynamic.Interface, manager string) error {
+	dyn, was := p.r.dyn, p.r.manager
+	p.r.dyn, p.r.manager = as, manager
+	defer func() { p.r.dyn, p.r.manager = dyn, was }()
 	return p.Do(ctx, from, steps)
 }
 
