@@ -102,7 +102,7 @@ func (r *runner) whoWords(names []string, actorOf func(string) string) string {
 	l := r.s.Lang()
 	var out []string
 	for _, n := range names {
-		w := l.Actor(n)
+		w := l.Actor(timeline.Actor(n)) // a field manager, as the timeline names it
 		switch actorOf(n) {
 		case ActorLearnerController:
 			w = l.Msgf("your controller (%s)", n)
