@@ -70,6 +70,7 @@ type auditLog struct {
 type write struct {
 	stamp time.Time // the apiserver's stage timestamp
 	read  time.Time // when the follower read it
+	actor string    // who wrote it (auditActor)
 }
 
 type deletion struct {
@@ -186,7 +187,7 @@ func (a *auditLog) add(line []byte) {
 	}
 	ref := ev.ObjectRef
 	if ref.Name != "" && ref.Subresource == "" && (ev.Verb == "update" || ev.Verb == "patch") {
-		a.rememberWrite(auditKey(ref.Resource, ref.Namespace, ref.Name), ev.StageTimestamp)
+		a.rememberWrite(auditKey(ref.Resource, ref.Namespace, ref.Name), ev.StageTimestamp, auditActor(ev.User.Username, ev.UserAgent))
 	}
 	if ev.Verb == "create" && ref.Resource == "pods" && ref.Subresource == "binding" {
 		// A binding answers a Status, not the Pod: no revision. The Pod's
@@ -231,11 +232,11 @@ func (a *auditLog) rememberBinding(key string, at time.Time) {
 	}
 }
 
-func (a *auditLog) rememberWrite(key string, at time.Time) {
+func (a *auditLog) rememberWrite(key string, at time.Time, actor string) {
 	if _, ok := a.written[key]; !ok {
 		a.writtenQ = append(a.writtenQ, key)
 	}
-	a.written[key] = write{stamp: at, read: time.Now()}
+	a.written[key] = write{stamp: at, read: time.Now(), actor: actor}
 	if len(a.writtenQ) > maxTimes {
 		delete(a.written, a.writtenQ[0])
 		a.writtenQ = a.writtenQ[1:]
@@ -321,6 +322,21 @@ func (a *auditLog) timeOf(e *Event, resource string) (at time.Time, found, passe
 		return w.stamp, true, passed
 	}
 	return time.Time{}, false, passed
+}
+
+// finishedBy returns who made the write that ended a deletion held by
+// finalizers: the last update (or patch) of the object, read at most
+// sameMoment before the watch said it was gone (seen), which took its last
+// finalizer off. No deletion request names that actor: the request named
+// the line of the deletion's start.
+func (a *auditLog) finishedBy(resource, ns, name string, seen time.Time) (string, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	w, ok := a.written[auditKey(resource, ns, name)]
+	if !ok || w.read.Before(seen.Add(-sameMoment)) {
+		return "", false
+	}
+	return w.actor, true
 }
 
 // claimDeletion is deletion without waiting.

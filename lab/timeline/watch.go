@@ -237,13 +237,16 @@ func (w *watcher) record(e Event, c Change, obj *unstructured.Unstructured) {
 	}
 	timed := w.audit != nil && e.Revision > 0
 	named := w.audit != nil && e.Verb == Delete && e.Actor == "?"
+	// A deletion that waited for finalizers ends with the write that took
+	// the last one off: its line names that write's author.
+	finalized := named && c.Old != nil && c.New == nil && obj.GetDeletionTimestamp() != nil
 	if !timed && !named {
 		w.sink.Record(e)
 		w.tell(c, &e)
 		return
 	}
 	go func() {
-		w.fromAudit(&e, c.Resource.Resource, timed, named)
+		w.fromAudit(&e, c.Resource.Resource, timed, named, finalized)
 		w.sink.Record(e)
 		w.tell(c, &e)
 	}()
@@ -254,10 +257,11 @@ func (w *watcher) record(e Event, c Change, obj *unstructured.Unstructured) {
 // has passed since e arrived: the time, by the revision its response
 // carries (no longer once the log has moved on from it), or, for a
 // binding, by its Pod, for a deletion that an update completed, by that
-// update; the deleter,
-// by the deletion of the object, whose time also dates e when nothing
-// else does.
-func (w *watcher) fromAudit(e *Event, resource string, timed, named bool) {
+// update; the deleter, by the deletion of the object, whose time also
+// dates e when nothing else does, or, for the end of a deletion that
+// waited for finalizers (finalized), by the author of the write that took
+// the last one off.
+func (w *watcher) fromAudit(e *Event, resource string, timed, named, finalized bool) {
 	deadline := e.arrived.Add(w.auditWait)
 	var stamp time.Time
 	for {
@@ -273,7 +277,9 @@ func (w *watcher) fromAudit(e *Event, resource string, timed, named bool) {
 			timed = !found && !(byRevision && passed)
 		}
 		if named {
-			if d, ok := w.audit.claimDeletion(resource, e.Namespace, e.Name); ok {
+			if by, ok := w.audit.finishedBy(resource, e.Namespace, e.Name, e.arrived); ok && finalized {
+				e.Actor, named = by, false
+			} else if d, ok := w.audit.claimDeletion(resource, e.Namespace, e.Name); ok {
 				e.Actor, stamp, named = d.actor, d.stamp, false
 				if w.revisions && e.Time.Equal(e.arrived) {
 					e.Time = stamp
