@@ -517,3 +517,41 @@ func TestAnswersOfIssue38(t *testing.T) {
 		}
 	}
 }
+
+// Every lesson's table decodes (strictly), each wrong answer is of a kind
+// the suite knows, and each task whose checks call for a kind of wrong
+// answer (a wrong cause, a vacuous one) has one: found without a lab,
+// before the suite plays them.
+func TestAnswerTablesDecode(t *testing.T) {
+	for _, name := range scenarios.LessonNames() {
+		data, err := os.ReadFile(filepath.Join("lessons", "_answers", name+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dec := yaml.NewDecoder(bytes.NewReader(data))
+		dec.KnownFields(true)
+		var table answerTable
+		if err := dec.Decode(&table); err != nil {
+			t.Errorf("lessons/_answers/%s.yaml: %v", name, err)
+			continue
+		}
+		lesson, err := scenarios.LoadLesson(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, task := range table.Tasks {
+			for _, a := range task.Wrong {
+				if !slices.Contains(wrongKinds, a.Kind) {
+					t.Errorf("%s: %q: kind %q, want one of %q", name, a.Name, a.Kind, wrongKinds)
+				}
+			}
+			for _, st := range lesson.Spec.Steps {
+				if st.Task != nil && st.Name == task.Task {
+					if lacks := wantedKinds(st.Task, task); len(lacks) > 0 {
+						t.Errorf("%s: task %q: the table lacks wrong answers of kinds %q", name, task.Task, lacks)
+					}
+				}
+			}
+		}
+	}
+}
