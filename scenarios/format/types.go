@@ -137,7 +137,9 @@ type ExpectRestored struct {
 
 // ExpectAccepted is a write that must be accepted.
 type ExpectAccepted struct {
-	Apply *Apply `json:"apply" yaml:"apply" doc:"The write: an apply (created, or updated if it exists), as a server-side dry run."`
+	Apply *Apply `json:"apply" yaml:"apply" doc:"The write: an apply (created, or updated if it exists), as a server-side dry run. What the apiserver would store is compared with what it sends: a field it would drop (its schema prunes it) fails the check, named."`
+	// MayDrop lists the fields the apiserver may drop from the write.
+	MayDrop []string `json:"mayDrop,omitempty" yaml:"mayDrop,omitempty" doc:"Fields of the write the apiserver may drop (prune) without failing the check, as paths (spec.password): those the task's text does not claim, such as a field a newer storage version no longer has."`
 }
 
 // TaskZH is a task's text in Chinese.
