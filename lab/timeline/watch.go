@@ -277,8 +277,12 @@ func (w *watcher) fromAudit(e *Event, resource string, timed, named, finalized b
 			timed = !found && !(byRevision && passed)
 		}
 		if named {
-			if by, ok := w.audit.finishedBy(resource, e.Namespace, e.Name, e.arrived); ok && finalized {
-				e.Actor, named = by, false
+			if finalized {
+				// Not the deletion request: the line of the deletion's
+				// start claims it, and may not have yet.
+				if by, ok := w.audit.finishedBy(resource, e.Namespace, e.Name, e.arrived); ok {
+					e.Actor, named = by, false
+				}
 			} else if d, ok := w.audit.claimDeletion(resource, e.Namespace, e.Name); ok {
 				e.Actor, stamp, named = d.actor, d.stamp, false
 				if w.revisions && e.Time.Equal(e.arrived) {
