@@ -201,3 +201,39 @@ func TestAuditTimes(t *testing.T) {
 		t.Errorf("the lookup of a revision the log has moved on from waited %s", waited)
 	}
 }
+
+// A deletion held by a finalizer ends with the update that took it off:
+// finishedBy names that update's author (the learner's Operator, or their
+// kubectl patch), not the deletion request, and only an update read close
+// to the watch's word that the object is gone.
+func TestFinishedBy(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.log")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a := followAudit(ctx, path)
+	<-a.ready
+	lines := `{"stage":"ResponseComplete","verb":"delete","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"bob"}}
+{"stage":"ResponseComplete","verb":"patch","user":{"username":"admin"},"userAgent":"user-operator/v0.0.0 (linux/amd64) kubernetes/$Format","objectRef":{"resource":"users","namespace":"a","name":"bob"}}
+`
+	if _, err := f.WriteString(lines); err != nil {
+		t.Fatal(err)
+	}
+	waitSeen(t, a, int64(len(lines)))
+	if got, ok := a.finishedBy("users", "a", "bob", time.Now()); !ok || got != "user-operator" {
+		t.Errorf("finished the deletion of users/a/bob: %q, %v; want user-operator", got, ok)
+	}
+	if got, ok := a.finishedBy("users", "a", "bob", time.Now().Add(time.Second)); ok {
+		t.Errorf("an update read a second before the object went: %q, want none", got)
+	}
+	if got, ok := a.finishedBy("users", "a", "alice", time.Now()); ok {
+		t.Errorf("users/a/alice, never updated: %q", got)
+	}
+	if got := a.who("users", "a", "bob", time.Second); got != "you (kubectl)" {
+		t.Errorf("the deletion request of users/a/bob: %q, want you (kubectl): finishedBy does not claim it", got)
+	}
+}
