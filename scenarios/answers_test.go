@@ -66,6 +66,10 @@ type answer struct {
 	// (the learner's kubectl): steps, written as its go run writes them
 	// (user agent and field manager user-operator).
 	Operator yaml.Node `yaml:"operator"`
+	// Crdlab is what crdlab itself wrote, before Do's steps: another
+	// lesson's steps, the lab's own objects (played as the lesson's own
+	// steps are).
+	Crdlab yaml.Node `yaml:"crdlab"`
 	// Refused: the apiserver refuses the learner's write itself.
 	Refused bool `yaml:"refused"`
 	// Says: what the lesson's "not yet" must name (each, in English).
@@ -148,7 +152,7 @@ func play(ctx context.Context, p *scenarios.Player, lesson, what string, node ya
 }
 
 // playAs is play, as the learner's program controller writes (""; their
-// kubectl).
+// kubectl; "crdlab": crdlab itself, as the lesson's own steps).
 func playAs(ctx context.Context, p *scenarios.Player, lesson, what string, node yaml.Node, ns, controller string) error {
 	GinkgoHelper()
 	var raw []byte
@@ -188,8 +192,11 @@ func playAs(ctx context.Context, p *scenarios.Player, lesson, what string, node 
 }
 
 func doAs(ctx context.Context, p *scenarios.Player, s *scenarios.Scenario, controller string) error {
-	if controller == "" {
+	switch controller {
+	case "":
 		return p.DoAsLearner(ctx, s, s.Spec.Steps)
+	case "crdlab":
+		return p.Do(ctx, s, s.Spec.Steps)
 	}
 	return p.DoAsController(ctx, s, s.Spec.Steps, controller)
 }
@@ -275,7 +282,13 @@ func playAnswers(ctx context.Context, name string) {
 		// its verdict is in.
 		do := func(a answer) (done func()) {
 			GinkgoHelper()
-			err := play(ctx, p, name, task.Task+": "+a.Name, a.Do, ns.Name)
+			var err error
+			if a.Crdlab.Kind != 0 {
+				err = playAs(ctx, p, name, task.Task+": "+a.Name+" (crdlab)", a.Crdlab, ns.Name, "crdlab")
+			}
+			if err == nil {
+				err = play(ctx, p, name, task.Task+": "+a.Name, a.Do, ns.Name)
+			}
 			if err == nil && a.Operator.Kind != 0 {
 				err = playAs(ctx, p, name, task.Task+": "+a.Name+" (the Operator)", a.Operator, ns.Name, "user-operator")
 			}

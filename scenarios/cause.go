@@ -241,11 +241,13 @@ func (r *runner) wrongCause(what, done string, who []string, actorOf func(string
 		}
 		return l.Msgf("%s was written by %s, not by %s", what, by, r.actorWords(c.By))
 	}
-	var not []string
-	for _, a := range c.NotBy {
-		not = append(not, r.actorWords(a))
+	switch done {
+	case "made":
+		return l.Msgf("%s was made by %s, which this task does not count", what, by)
+	case "deleted":
+		return l.Msgf("%s was deleted by %s, which this task does not count", what, by)
 	}
-	return l.Msgf("%s: done by %s, which this task does not count (not by %s)", what, by, strings.Join(not, l.Msg(", ")))
+	return l.Msgf("%s was written by %s, which this task does not count", what, by)
 }
 
 func actorsOf(names []string, actorOf func(string) string) []string {
