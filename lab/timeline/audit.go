@@ -71,6 +71,10 @@ type write struct {
 	stamp time.Time // the apiserver's stage timestamp
 	read  time.Time // when the follower read it
 	actor string    // who wrote it (auditActor)
+	// deleted is when the last deletion request of the object was
+	// answered: a write after it, to an object held by finalizers, is one
+	// that takes them off.
+	deleted time.Time
 }
 
 type deletion struct {
@@ -199,6 +203,9 @@ func (a *auditLog) add(line []byte) {
 		return
 	}
 	key := auditKey(ref.Resource, ref.Namespace, ref.Name)
+	if ref.Name != "" {
+		a.rememberDeletion(key, ev.StageTimestamp)
+	}
 	if len(a.deleted) > 10000 { // deletions nobody looked up (a kubelet's confirmations): forget the old ones
 		for k := range a.deleted {
 			a.claim(k, false)
@@ -236,7 +243,7 @@ func (a *auditLog) rememberWrite(key string, at time.Time, actor string) {
 	if _, ok := a.written[key]; !ok {
 		a.writtenQ = append(a.writtenQ, key)
 	}
-	a.written[key] = write{stamp: at, read: time.Now(), actor: actor}
+	a.written[key] = write{stamp: at, read: time.Now(), actor: actor, deleted: a.written[key].deleted}
 	if len(a.writtenQ) > maxTimes {
 		delete(a.written, a.writtenQ[0])
 		a.writtenQ = a.writtenQ[1:]
@@ -324,16 +331,32 @@ func (a *auditLog) timeOf(e *Event, resource string) (at time.Time, found, passe
 	return time.Time{}, false, passed
 }
 
+// rememberDeletion records when the deletion request of key was answered,
+// beside its writes.
+func (a *auditLog) rememberDeletion(key string, at time.Time) {
+	w, ok := a.written[key]
+	if !ok {
+		a.writtenQ = append(a.writtenQ, key)
+	}
+	w.deleted = at
+	a.written[key] = w
+	if len(a.writtenQ) > maxTimes {
+		delete(a.written, a.writtenQ[0])
+		a.writtenQ = a.writtenQ[1:]
+	}
+}
+
 // finishedBy returns who made the write that ended a deletion held by
-// finalizers: the last update (or patch) of the object, read at most
-// sameMoment before the watch said it was gone (seen), which took its last
-// finalizer off. No deletion request names that actor: the request named
-// the line of the deletion's start.
-func (a *auditLog) finishedBy(resource, ns, name string, seen time.Time) (string, bool) {
+// finalizers, which began at since (the object's deletionTimestamp, to
+// the second): the last update (or patch) of the object answered after
+// its deletion was asked for, which took its last finalizer off. No
+// deletion request names that actor: the request named the line of the
+// deletion's start.
+func (a *auditLog) finishedBy(resource, ns, name string, since time.Time) (string, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	w, ok := a.written[auditKey(resource, ns, name)]
-	if !ok || w.read.Before(seen.Add(-sameMoment)) {
+	if !ok || w.actor == "" || w.stamp.Before(since.Truncate(time.Second)) || !w.stamp.After(w.deleted) {
 		return "", false
 	}
 	return w.actor, true

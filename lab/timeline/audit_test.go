@@ -217,21 +217,28 @@ func TestFinishedBy(t *testing.T) {
 	defer cancel()
 	a := followAudit(ctx, path)
 	<-a.ready
-	lines := `{"stage":"ResponseComplete","verb":"delete","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"bob"}}
-{"stage":"ResponseComplete","verb":"patch","user":{"username":"admin"},"userAgent":"user-operator/v0.0.0 (linux/amd64) kubernetes/$Format","objectRef":{"resource":"users","namespace":"a","name":"bob"}}
+	lines := `{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:00.100000Z","verb":"patch","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"alice"}}
+{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.100000Z","verb":"patch","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"dave"}}
+{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.150000Z","verb":"delete","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"dave"}}
+{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.200000Z","verb":"delete","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"bob"}}
+{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:03.500000Z","verb":"patch","user":{"username":"admin"},"userAgent":"user-operator/v0.0.0 (linux/amd64) kubernetes/$Format","objectRef":{"resource":"users","namespace":"a","name":"bob"}}
 `
 	if _, err := f.WriteString(lines); err != nil {
 		t.Fatal(err)
 	}
 	waitSeen(t, a, int64(len(lines)))
-	if got, ok := a.finishedBy("users", "a", "bob", time.Now()); !ok || got != "user-operator" {
+	began := time.Date(2026, 12, 7, 2, 0, 1, 0, time.UTC) // bob's deletionTimestamp
+	if got, ok := a.finishedBy("users", "a", "bob", began); !ok || got != "user-operator" {
 		t.Errorf("finished the deletion of users/a/bob: %q, %v; want user-operator", got, ok)
 	}
-	if got, ok := a.finishedBy("users", "a", "bob", time.Now().Add(time.Second)); ok {
-		t.Errorf("an update read a second before the object went: %q, want none", got)
+	if got, ok := a.finishedBy("users", "a", "alice", began); ok {
+		t.Errorf("users/a/alice, updated before the deletion began: %q, want none", got)
 	}
-	if got, ok := a.finishedBy("users", "a", "alice", time.Now()); ok {
-		t.Errorf("users/a/alice, never updated: %q", got)
+	if got, ok := a.finishedBy("users", "a", "dave", began); ok {
+		t.Errorf("users/a/dave, patched in the second its deletion began, before it: %q, want none (the write that ends it is to come)", got)
+	}
+	if got, ok := a.finishedBy("users", "a", "carol", began); ok {
+		t.Errorf("users/a/carol, never updated: %q", got)
 	}
 	if got := a.who("users", "a", "bob", time.Second); got != "you (kubectl)" {
 		t.Errorf("the deletion request of users/a/bob: %q, want you (kubectl): finishedBy does not claim it", got)

@@ -68,6 +68,11 @@ type Options struct {
 // Stream: half of streamHold.
 const defaultAuditWait = streamHold / auditShare
 
+// finalizedWaits: the end of a deletion held by finalizers waits this many
+// times longer for the audit log to name the write that ended it (a line
+// that comes late is shown late).
+const finalizedWaits = 4
+
 // auditShare: a line of a lab's Stream waits at most 1/auditShare of the
 // stream's hold for the audit log.
 const auditShare = 2
@@ -239,7 +244,10 @@ func (w *watcher) record(e Event, c Change, obj *unstructured.Unstructured) {
 	named := w.audit != nil && e.Verb == Delete && e.Actor == "?"
 	// A deletion that waited for finalizers ends with the write that took
 	// the last one off: its line names that write's author.
-	finalized := named && c.Old != nil && c.New == nil && obj.GetDeletionTimestamp() != nil
+	var finalized time.Time // when the deletion began, if it waited for finalizers
+	if named && c.Old != nil && c.New == nil && obj.GetDeletionTimestamp() != nil {
+		finalized = obj.GetDeletionTimestamp().Time
+	}
 	if !timed && !named {
 		w.sink.Record(e)
 		w.tell(c, &e)
@@ -259,10 +267,15 @@ func (w *watcher) record(e Event, c Change, obj *unstructured.Unstructured) {
 // binding, by its Pod, for a deletion that an update completed, by that
 // update; the deleter, by the deletion of the object, whose time also
 // dates e when nothing else does, or, for the end of a deletion that
-// waited for finalizers (finalized), by the author of the write that took
-// the last one off.
-func (w *watcher) fromAudit(e *Event, resource string, timed, named, finalized bool) {
+// waited for finalizers (finalized: when it began), by the author of the
+// write that took the last one off.
+func (w *watcher) fromAudit(e *Event, resource string, timed, named bool, finalized time.Time) {
 	deadline := e.arrived.Add(w.auditWait)
+	if !finalized.IsZero() {
+		// The write that took the last finalizer off is logged when the
+		// deletion it caused is done: later than the watch says so.
+		deadline = e.arrived.Add(finalizedWaits * w.auditWait)
+	}
 	var stamp time.Time
 	for {
 		if timed {
@@ -277,10 +290,10 @@ func (w *watcher) fromAudit(e *Event, resource string, timed, named, finalized b
 			timed = !found && !(byRevision && passed)
 		}
 		if named {
-			if finalized {
+			if !finalized.IsZero() {
 				// Not the deletion request: the line of the deletion's
 				// start claims it, and may not have yet.
-				if by, ok := w.audit.finishedBy(resource, e.Namespace, e.Name, e.arrived); ok {
+				if by, ok := w.audit.finishedBy(resource, e.Namespace, e.Name, finalized); ok {
 					e.Actor, named = by, false
 				}
 			} else if d, ok := w.audit.claimDeletion(resource, e.Namespace, e.Name); ok {
