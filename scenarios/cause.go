@@ -315,12 +315,18 @@ func leafPaths(v map[string]any, prefix []string) [][]string {
 }
 
 // recordDeletion keeps the timeline's last DELETE line of each object, for
-// the checks that read who deleted it. Called with r.mu held.
+// the checks that read who deleted it, and forgets it when an object of
+// that name is created again: its deletion is to come. Called with r.mu
+// held.
 func (r *runner) recordDeletion(e timeline.Event) {
+	key := deletedKey(e.Kind, e.Namespace, e.Name)
+	if e.Verb == timeline.Create {
+		delete(r.deletions, key)
+		return
+	}
 	if e.Verb != timeline.Delete {
 		return
 	}
-	key := deletedKey(e.Kind, e.Namespace, e.Name)
 	if _, known := r.deletions[key]; known && actorOfLine(e.Actor) == "" {
 		// An object held by a finalizer has two lines: its deletion
 		// requested, named by the audit log, and its end, which no
