@@ -327,11 +327,13 @@ func (r *runner) recordDeletion(e timeline.Event) {
 	if e.Verb != timeline.Delete {
 		return
 	}
-	if _, known := r.deletions[key]; known && actorOfLine(e.Actor) == "" {
-		// An object held by a finalizer has two lines: its deletion
-		// requested, named by the audit log, and its end, which no
-		// request of the log's names.
+	if was, known := r.deletions[key]; known && actorOfLine(e.Actor) == "" && !strings.HasPrefix(was.Detail, "deletion requested") {
+		// A line the audit log did not name, after a named one of the
+		// same deletion.
 		return
 	}
+	// An object held by finalizers has two lines: its deletion requested,
+	// named by its request, and its end, named by the write that took
+	// the last finalizer off (unknown, if the log did not say in time).
 	r.deletions[key] = e
 }

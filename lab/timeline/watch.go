@@ -69,9 +69,10 @@ type Options struct {
 const defaultAuditWait = streamHold / auditShare
 
 // finalizedWaits: the end of a deletion held by finalizers waits this many
-// times longer for the audit log to name the write that ended it (a line
-// that comes late is shown late).
-const finalizedWaits = 4
+// times longer for the audit log to name the write that ended it, which
+// the apiserver logs only once the deletion is done (a line that comes
+// late is shown late): lessons check who took the last finalizer off.
+const finalizedWaits = 8
 
 // auditShare: a line of a lab's Stream waits at most 1/auditShare of the
 // stream's hold for the audit log.
