@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -150,11 +151,30 @@ func (r *runner) checkCause(ctx context.Context, c *format.Check) string {
 			}
 		}
 	case c.Expect.Absent:
+		r.caughtUp(ctx)
 		return r.deletedBy(c)
 	default:
 		return r.writtenBy(ctx, c)
 	}
 	return ""
+}
+
+// caughtUp waits until the timeline has brought the lines of the writes
+// made until now (the cluster's revision now), or the lab's hold and the
+// runner's margin have passed (settleWait): a check must not read the
+// deletion of an object of the name before the one just deleted.
+func (r *runner) caughtUp(ctx context.Context) {
+	rev := r.revision(ctx)
+	deadline := time.Now().Add(r.tl.settleWait())
+	for {
+		r.tl.mu.Lock()
+		passed := r.tl.lastRev >= rev
+		r.tl.mu.Unlock()
+		if passed || rev == 0 || time.Now().After(deadline) || ctx.Err() != nil {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // deletedBy checks who deleted the object of an absent check: the
@@ -173,7 +193,9 @@ func (r *runner) deletedBy(c *format.Check) string {
 	}
 	r.mu.Unlock()
 	what := format.RefWhat(ref)
-	if !ok || actorOfLine(e.Actor) == "" {
+	if !ok || actorOfLine(e.Actor) == "" || strings.HasPrefix(e.Detail, "deletion requested") {
+		// No line yet, or only the line of a deletion's start: the object
+		// is gone, so a line of its end is to come.
 		return l.Msgf("%s is gone, but the timeline has not said who deleted it (yet)", what)
 	}
 	if wants(c, []string{actorOfLine(e.Actor)}) {

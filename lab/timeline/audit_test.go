@@ -217,27 +217,27 @@ func TestFinishedBy(t *testing.T) {
 	defer cancel()
 	a := followAudit(ctx, path)
 	<-a.ready
-	lines := `{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:00.100000Z","verb":"patch","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"alice"}}
-{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.100000Z","verb":"patch","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"dave"}}
-{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.150000Z","verb":"delete","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"dave"}}
-{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.200000Z","verb":"delete","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"bob"}}
-{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:03.500000Z","verb":"patch","user":{"username":"admin"},"userAgent":"user-operator/v0.0.0 (linux/amd64) kubernetes/$Format","objectRef":{"resource":"users","namespace":"a","name":"bob"}}
+	lines := `{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:00.100000Z","verb":"patch","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"alice"},"responseObject":{"metadata":{"uid":"alice-1"}}}
+{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.100000Z","verb":"delete","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"dave"},"responseObject":{"metadata":{"uid":"dave-1"}}}
+{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.120000Z","verb":"patch","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"dave"},"responseObject":{"metadata":{"uid":"dave-1"}}}
+{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.150000Z","verb":"patch","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"dave"},"responseObject":{"metadata":{"uid":"dave-2"}}}
+{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.200000Z","verb":"delete","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"bob"},"responseObject":{"metadata":{"uid":"bob-1"}}}
+{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:03.500000Z","verb":"patch","user":{"username":"admin"},"userAgent":"user-operator/v0.0.0 (linux/amd64) kubernetes/$Format","objectRef":{"resource":"users","namespace":"a","name":"bob"},"responseObject":{"metadata":{"uid":"bob-1"}}}
 `
 	if _, err := f.WriteString(lines); err != nil {
 		t.Fatal(err)
 	}
 	waitSeen(t, a, int64(len(lines)))
-	began := time.Date(2026, 12, 7, 2, 0, 1, 0, time.UTC) // bob's deletionTimestamp
-	if got, ok := a.finishedBy("users", "a", "bob", began); !ok || got != "user-operator" {
+	if got, ok := a.finishedBy("users", "a", "bob", "bob-1"); !ok || got != "user-operator" {
 		t.Errorf("finished the deletion of users/a/bob: %q, %v; want user-operator", got, ok)
 	}
-	if got, ok := a.finishedBy("users", "a", "alice", began); ok {
-		t.Errorf("users/a/alice, updated before the deletion began: %q, want none", got)
+	if got, ok := a.finishedBy("users", "a", "alice", "alice-1"); ok {
+		t.Errorf("users/a/alice, updated but never deleted: %q, want none", got)
 	}
-	if got, ok := a.finishedBy("users", "a", "dave", began); ok {
-		t.Errorf("users/a/dave, patched in the second its deletion began, before it: %q, want none (the write that ends it is to come)", got)
+	if got, ok := a.finishedBy("users", "a", "dave", "dave-2"); ok {
+		t.Errorf("users/a/dave, a new one patched after the deletion of the one before: %q, want none (the write that ends its deletion is to come)", got)
 	}
-	if got, ok := a.finishedBy("users", "a", "carol", began); ok {
+	if got, ok := a.finishedBy("users", "a", "carol", "carol-1"); ok {
 		t.Errorf("users/a/carol, never updated: %q", got)
 	}
 	if got := a.who("users", "a", "bob", time.Second); got != "you (kubectl)" {

@@ -245,9 +245,9 @@ func (w *watcher) record(e Event, c Change, obj *unstructured.Unstructured) {
 	named := w.audit != nil && e.Verb == Delete && e.Actor == "?"
 	// A deletion that waited for finalizers ends with the write that took
 	// the last one off: its line names that write's author.
-	var finalized time.Time // when the deletion began, if it waited for finalizers
+	finalized := "" // the uid of an object whose deletion waited for finalizers
 	if named && c.Old != nil && c.New == nil && obj.GetDeletionTimestamp() != nil {
-		finalized = obj.GetDeletionTimestamp().Time
+		finalized = string(obj.GetUID())
 	}
 	if !timed && !named {
 		w.sink.Record(e)
@@ -268,11 +268,11 @@ func (w *watcher) record(e Event, c Change, obj *unstructured.Unstructured) {
 // binding, by its Pod, for a deletion that an update completed, by that
 // update; the deleter, by the deletion of the object, whose time also
 // dates e when nothing else does, or, for the end of a deletion that
-// waited for finalizers (finalized: when it began), by the author of the
+// waited for finalizers (finalized: the object's uid), by the author of the
 // write that took the last one off.
-func (w *watcher) fromAudit(e *Event, resource string, timed, named bool, finalized time.Time) {
+func (w *watcher) fromAudit(e *Event, resource string, timed, named bool, finalized string) {
 	deadline := e.arrived.Add(w.auditWait)
-	if !finalized.IsZero() {
+	if finalized != "" {
 		// The write that took the last finalizer off is logged when the
 		// deletion it caused is done: later than the watch says so.
 		deadline = e.arrived.Add(finalizedWaits * w.auditWait)
@@ -291,7 +291,7 @@ func (w *watcher) fromAudit(e *Event, resource string, timed, named bool, finali
 			timed = !found && !(byRevision && passed)
 		}
 		if named {
-			if !finalized.IsZero() {
+			if finalized != "" {
 				// Not the deletion request: the line of the deletion's
 				// start claims it, and may not have yet.
 				if by, ok := w.audit.finishedBy(resource, e.Namespace, e.Name, finalized); ok {
