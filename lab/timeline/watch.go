@@ -72,7 +72,7 @@ const defaultAuditWait = streamHold / auditShare
 // times longer for the audit log to name the write that ended it, which
 // the apiserver logs only once the deletion is done (a line that comes
 // late is shown late): lessons check who took the last finalizer off.
-const finalizedWaits = 8
+const finalizedWaits = 16
 
 // auditShare: a line of a lab's Stream waits at most 1/auditShare of the
 // stream's hold for the audit log.
