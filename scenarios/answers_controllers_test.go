@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -42,6 +43,9 @@ type learnerController struct {
 	idAsString bool
 	// requeue, if not zero: each pass asks to be called again after it.
 	requeue time.Duration
+	// kubectl: the learner's loop of kubectl apply, not a controller of
+	// theirs: its writes are kubectl's (user agent and field manager).
+	kubectl bool
 }
 
 var learnerControllers = map[string]learnerController{
@@ -69,6 +73,9 @@ var learnerControllers = map[string]learnerController{
 	// No watch of ConfigMaps: a resync every 30 seconds puts alice's back,
 	// later than the lesson waits.
 	"requeue-30s": {owner: controllerReference, requeue: 30 * time.Second},
+	// A shell loop of kubectl apply that puts the ConfigMaps back: the
+	// right outcome, by the learner's kubectl, not by their controller.
+	"kubectl-loop": {owns: ownsConfigMaps, owner: controllerReference, kubectl: true},
 }
 
 // runs counts the learner's controllers run in this process.
@@ -98,14 +105,22 @@ func runLearnerController(ctx context.Context, name, ns string) (stop func()) {
 	Expect(ok).To(BeTrue(), "no learner's controller %q (answers_controllers_test.go)", name)
 	scheme := runtime.NewScheme()
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	mgr, err := ctrl.NewManager(shared.RESTConfig(), ctrl.Options{
+	cfg := rest.CopyConfig(shared.RESTConfig())
+	if lc.kubectl {
+		cfg.UserAgent = "kubectl/v1.37.2 (linux/amd64) kubernetes/$Format"
+	}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:  scheme,
 		Metrics: server.Options{BindAddress: "0"},
 		Cache:   cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
 		Logger:  GinkgoLogr,
 	})
 	Expect(err).NotTo(HaveOccurred())
-	r := &learnerReconciler{Client: mgr.GetClient(), scheme: scheme, lc: lc}
+	c := mgr.GetClient()
+	if lc.kubectl {
+		c = client.WithFieldOwner(c, "kubectl-client-side-apply")
+	}
+	r := &learnerReconciler{Client: c, scheme: scheme, lc: lc}
 	// A controller's name is registered once per process (its metrics):
 	// each run of an answer's controller is another.
 	runs++

@@ -50,7 +50,11 @@ type answer struct {
 	Name string `yaml:"name"`
 	// Kind of a wrong answer: nothing (the task's start), too loose, too
 	// strict, wrong field, wrong place, after a reset (the lab started
-	// again since the tasks before were done: played as a resumed run).
+	// again since the tasks before were done: played as a resumed run),
+	// wrong cause (the right outcome, made by another actor than the
+	// task's text names: by hand instead of by the garbage collector or
+	// the learner's controller), vacuous (a check over a set, given an
+	// empty set).
 	Kind string `yaml:"kind"`
 	// Do is what the learner does: steps, as in a scenario.
 	Do yaml.Node `yaml:"do"`
@@ -58,6 +62,14 @@ type answer struct {
 	// in this process after Do's steps, until the verdict
 	// (answers_controllers_test.go names them).
 	Controller string `yaml:"controller"`
+	// Operator is what the learner's Operator writes, after Do's steps
+	// (the learner's kubectl): steps, written as its go run writes them
+	// (user agent and field manager user-operator).
+	Operator yaml.Node `yaml:"operator"`
+	// Crdlab is what crdlab itself wrote, before Do's steps: another
+	// lesson's steps, the lab's own objects (played as the lesson's own
+	// steps are).
+	Crdlab yaml.Node `yaml:"crdlab"`
 	// Refused: the apiserver refuses the learner's write itself.
 	Refused bool `yaml:"refused"`
 	// Refusal, of a refused answer: what the apiserver's refusal says
@@ -72,7 +84,7 @@ type answer struct {
 	HintSays string `yaml:"hintSays"`
 }
 
-var wrongKinds = []string{"nothing", "too loose", "too strict", "wrong field", "wrong place", "after a reset"}
+var wrongKinds = []string{"nothing", "too loose", "too strict", "wrong field", "wrong place", "after a reset", "wrong cause", "vacuous"}
 
 const (
 	// verdictWait bounds the wait for a task's verdict on an answer: the
@@ -135,10 +147,17 @@ func steps(lesson, what string, node yaml.Node) *scenarios.Scenario {
 // owner again).
 var uidOf = regexp.MustCompile(`\$\{uid:(User|ConfigMap)/([a-z0-9.-]+)\}`)
 
-// play plays steps (a list, as in a scenario) with the player; steps that
-// name a uid are parsed one at a time, each when the steps before it have
-// made the object it names.
+// play plays steps (a list, as in a scenario) with the player, as the
+// learner's kubectl writes them; steps that name a uid are parsed one at
+// a time, each when the steps before it have made the object it names.
 func play(ctx context.Context, p *scenarios.Player, lesson, what string, node yaml.Node, ns string) error {
+	GinkgoHelper()
+	return playAs(ctx, p, lesson, what, node, ns, "")
+}
+
+// playAs is play, as the learner's program controller writes (""; their
+// kubectl; "crdlab": crdlab itself, as the lesson's own steps).
+func playAs(ctx context.Context, p *scenarios.Player, lesson, what string, node yaml.Node, ns, controller string) error {
 	GinkgoHelper()
 	var raw []byte
 	if node.Kind != 0 {
@@ -151,7 +170,7 @@ func play(ctx context.Context, p *scenarios.Player, lesson, what string, node ya
 		if s == nil {
 			return nil // no steps: the learner does nothing
 		}
-		return p.Do(ctx, s, s.Spec.Steps)
+		return doAs(ctx, p, s, controller)
 	}
 	apiVersions := map[string]string{"User": "auth.ilinux.io/v1beta1", "ConfigMap": "v1"}
 	for i, st := range node.Content {
@@ -169,11 +188,21 @@ func play(ctx context.Context, p *scenarios.Player, lesson, what string, node ya
 		Expect(yaml.Unmarshal(raw, &one)).To(Succeed())
 		seq := yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Content: []*yaml.Node{one.Content[0]}}
 		s := steps(lesson, fmt.Sprintf("%s, step %d", what, i+1), seq)
-		if err := p.Do(ctx, s, s.Spec.Steps); err != nil {
+		if err := doAs(ctx, p, s, controller); err != nil {
 			return fmt.Errorf("step %d: %w", i+1, err)
 		}
 	}
 	return nil
+}
+
+func doAs(ctx context.Context, p *scenarios.Player, s *scenarios.Scenario, controller string) error {
+	switch controller {
+	case "":
+		return p.DoAsLearner(ctx, s, s.Spec.Steps)
+	case "crdlab":
+		return p.Do(ctx, s, s.Spec.Steps)
+	}
+	return p.DoAsController(ctx, s, s.Spec.Steps, controller)
 }
 
 // keep saves the lab's object now, and puts it back as it was when the
@@ -249,6 +278,7 @@ func playAnswers(ctx context.Context, name string) {
 		played[task.Task] = true
 		Expect(len(task.Right)).To(BeNumerically(">=", 2), "%s: task %q: want right answers written differently", name, task.Task)
 		Expect(len(task.Wrong)).To(BeNumerically(">=", 2), "%s: task %q: want wrong answers of each kind", name, task.Task)
+		Expect(wantedKinds(st.Task, task)).To(BeEmpty(), "%s: task %q: the table lacks wrong answers of these kinds", name, task.Task)
 		reset := func() {
 			GinkgoHelper()
 			Expect(play(ctx, p, name, task.Task+": before", task.Before, ns.Name)).To(Succeed(), "%s: task %q: before", name, task.Task)
@@ -257,7 +287,16 @@ func playAnswers(ctx context.Context, name string) {
 		// its verdict is in.
 		do := func(a answer) (done func()) {
 			GinkgoHelper()
-			err := play(ctx, p, name, task.Task+": "+a.Name, a.Do, ns.Name)
+			var err error
+			if a.Crdlab.Kind != 0 {
+				err = playAs(ctx, p, name, task.Task+": "+a.Name+" (crdlab)", a.Crdlab, ns.Name, "crdlab")
+			}
+			if err == nil {
+				err = play(ctx, p, name, task.Task+": "+a.Name, a.Do, ns.Name)
+			}
+			if err == nil && a.Operator.Kind != 0 {
+				err = playAs(ctx, p, name, task.Task+": "+a.Name+" (the Operator)", a.Operator, ns.Name, "user-operator")
+			}
 			if a.Refused {
 				Expect(err).To(HaveOccurred(), "%s: %q: the apiserver accepted the learner's write, which the table says it refuses", task.Task, a.Name)
 				Expect(err.Error()).To(ContainSubstring(a.Refusal), "%s: %q: the apiserver's refusal, which hint %d quotes", task.Task, a.Name, a.Hint)
@@ -311,6 +350,30 @@ func playAnswers(ctx context.Context, name string) {
 	for _, t := range table.Tasks {
 		Expect(played).To(HaveKey(t.Task), "%s: the table has answers for %q, which is no task of the lesson", name, t.Task)
 	}
+}
+
+// wantedKinds returns the kinds of wrong answer a task's checks call for
+// and its table lacks: a check that names who did it (by, notBy), a
+// wrong cause; a check over a set, a vacuous answer, unless the set may
+// be empty (allowEmpty).
+func wantedKinds(t *scenarios.Task, table answerTask) []string {
+	var want []string
+	for _, c := range t.Check {
+		if c.By != "" || len(c.NotBy) > 0 {
+			want = append(want, "wrong cause")
+		}
+		if e := c.Expect; e != nil && e.Resource != nil && e.Resource.Name == "" && e.CEL != "" && !e.AllowEmpty {
+			want = append(want, "vacuous")
+		}
+	}
+	var lacks []string
+	for _, k := range want {
+		has := slices.ContainsFunc(table.Wrong, func(a answer) bool { return a.Kind == k })
+		if !has && !slices.Contains(lacks, k) {
+			lacks = append(lacks, k)
+		}
+	}
+	return lacks
 }
 
 // chosen reports whether to play the answer: every one, or with
@@ -470,6 +533,44 @@ func TestAnswersOfIssue38(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("%s, task %q: the table lacks the answer %q", d.lesson, d.task, d.answer)
+		}
+	}
+}
+
+// Every lesson's table decodes (strictly), each wrong answer is of a kind
+// the suite knows, and each task whose checks call for a kind of wrong
+// answer (a wrong cause, a vacuous one) has one: found without a lab,
+// before the suite plays them.
+func TestAnswerTablesDecode(t *testing.T) {
+	for _, name := range scenarios.LessonNames() {
+		data, err := os.ReadFile(filepath.Join("lessons", "_answers", name+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dec := yaml.NewDecoder(bytes.NewReader(data))
+		dec.KnownFields(true)
+		var table answerTable
+		if err := dec.Decode(&table); err != nil {
+			t.Errorf("lessons/_answers/%s.yaml: %v", name, err)
+			continue
+		}
+		lesson, err := scenarios.LoadLesson(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, task := range table.Tasks {
+			for _, a := range task.Wrong {
+				if !slices.Contains(wrongKinds, a.Kind) {
+					t.Errorf("%s: %q: kind %q, want one of %q", name, a.Name, a.Kind, wrongKinds)
+				}
+			}
+			for _, st := range lesson.Spec.Steps {
+				if st.Task != nil && st.Name == task.Task {
+					if lacks := wantedKinds(st.Task, task); len(lacks) > 0 {
+						t.Errorf("%s: task %q: the table lacks wrong answers of kinds %q", name, task.Task, lacks)
+					}
+				}
+			}
 		}
 	}
 }

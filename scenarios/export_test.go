@@ -4,14 +4,30 @@ import (
 	"context"
 	"fmt"
 
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+
 	"github.com/crdlab/crdlab/lab/lang"
 )
 
 // Player plays a lesson a step at a time, as the answer tables' test
 // (answers_test.go) needs: the lesson's own steps, the learner's answers
 // (steps of another file), and a task's check, once. It works in ns, as a
-// lesson run with --namespace ns.
-type Player struct{ r *runner }
+// lesson run with --namespace ns, and follows the lab's timeline from the
+// start, as a lesson does: a check that names who deleted an object reads
+// it there.
+type Player struct {
+	r       *runner
+	learner dynamic.Interface // the learner's kubectl
+	stop    context.CancelFunc
+}
+
+// The learner's kubectl, as the answers play it: its user agent, and the
+// field manager of kubectl apply --server-side.
+const (
+	learnerAgent   = "kubectl/v1.37.2 (crdlab answers)"
+	learnerManager = "kubectl"
+)
 
 // NewPlayer returns a player of lesson s against t, in namespace ns.
 func NewPlayer(s *Scenario, t Target, ns string) (*Player, error) {
@@ -19,9 +35,7 @@ func NewPlayer(s *Scenario, t Target, ns string) (*Player, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.ns = ns
-	r.ours[ns] = true
-	return &Player{r: r}, nil
+	return newPlayer(r, ns)
 }
 
 // NewPlayerIn is NewPlayer for a learner who reads l: it returns the
@@ -32,9 +46,22 @@ func NewPlayerIn(s *Scenario, t Target, ns string, l lang.Lang) (*Player, *Scena
 	if err != nil {
 		return nil, nil, err
 	}
+	p, err := newPlayer(r, ns)
+	return p, s, err
+}
+
+func newPlayer(r *runner, ns string) (*Player, error) {
 	r.ns = ns
 	r.ours[ns] = true
-	return &Player{r: r}, s, nil
+	cfg := rest.CopyConfig(r.target.Config)
+	cfg.UserAgent = learnerAgent
+	learner, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	r.startTimeline(ctx, ctx)
+	return &Player{r: r, learner: learner, stop: stop}, nil
 }
 
 // Do runs steps as a run does, reading their files with from's (the
@@ -52,6 +79,32 @@ func (p *Player) Do(ctx context.Context, from *Scenario, steps []Step) error {
 	return nil
 }
 
+// DoAsLearner runs steps as Do does, as the learner's kubectl writes
+// them: its user agent, and its field manager.
+func (p *Player) DoAsLearner(ctx context.Context, from *Scenario, steps []Step) error {
+	return p.doAs(ctx, from, steps, p.learner, learnerManager)
+}
+
+// DoAsController runs steps as Do does, as the learner's controller
+// program name (a go run of theirs: its binary's name) writes them: its
+// user agent, and the field manager the apiserver gives it.
+func (p *Player) DoAsController(ctx context.Context, from *Scenario, steps []Step, name string) error {
+	cfg := rest.CopyConfig(p.r.target.Config)
+	cfg.UserAgent = name + "/v0.0.0 (linux/amd64) kubernetes/$Format"
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	return p.doAs(ctx, from, steps, dyn, name)
+}
+
+func (p *Player) doAs(ctx context.Context, from *Scenario, steps []Step, as dynamic.Interface, manager string) error {
+	dyn, was := p.r.dyn, p.r.manager
+	p.r.dyn, p.r.manager = as, manager
+	defer func() { p.r.dyn, p.r.manager = dyn, was }()
+	return p.Do(ctx, from, steps)
+}
+
 // Check checks the task once: whether it holds, and if not, what the
 // learner reads ("not yet: ...").
 func (p *Player) Check(ctx context.Context, t *Task) (bool, string) { return p.r.checkTask(ctx, t) }
@@ -61,5 +114,9 @@ func (p *Player) Check(ctx context.Context, t *Task) (bool, string) { return p.r
 // holds or was made; otherwise what the learner reads.
 func (p *Player) Start(ctx context.Context) error { return p.r.start(ctx) }
 
-// Close starts again what the lesson stopped.
-func (p *Player) Close() { p.r.cleanup() }
+// Close starts again what the lesson stopped, and stops following the
+// timeline.
+func (p *Player) Close() {
+	p.r.cleanup()
+	p.stop()
+}

@@ -16,6 +16,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
+
+	"github.com/crdlab/crdlab/lab/timeline"
 )
 
 // Run runs the scenario against target in a namespace of its own, and
@@ -51,12 +53,17 @@ type runner struct {
 	current  int           // the step that runs (1-based)
 	tl       stepTimeline  // which step each line belongs to
 
-	mu       sync.Mutex      // guards what the timeline reads, and emit
-	ours     map[string]bool // namespaces of the scenario
-	deleted  map[string]bool // kind/ns/name the scenario deleted
-	created  []*unstructured.Unstructured
-	stopped  []func(context.Context) error // undo of lab steps, in order
-	restores map[string]restore            // what expectRestored checks deleted
+	mu        sync.Mutex      // guards what the timeline reads, and emit
+	ours      map[string]bool // namespaces of the scenario
+	deleted   map[string]bool // kind/ns/name the scenario deleted
+	created   []*unstructured.Unstructured
+	stopped   []func(context.Context) error // undo of lab steps, in order
+	restores  map[string]restore            // what expectRestored checks deleted
+	deletions map[string]timeline.Event     // the last DELETE line of each object (kind/ns/name)
+	// manager is the field manager of the steps' writes, and dyn's user
+	// agent: the scenario's (FieldManager), or, as an answer table plays
+	// a learner, kubectl's.
+	manager  string
 	nodeSeen bool
 }
 
@@ -74,11 +81,13 @@ func newRunner(s *Scenario, target Target, opts Options) (*runner, error) {
 	}
 	return &runner{
 		s: s, target: target, opts: opts, dyn: dyn,
-		mapper:   restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc)),
-		activity: make(chan struct{}, 1),
-		ours:     map[string]bool{},
-		deleted:  map[string]bool{},
-		restores: map[string]restore{},
+		mapper:    restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc)),
+		activity:  make(chan struct{}, 1),
+		ours:      map[string]bool{},
+		deleted:   map[string]bool{},
+		restores:  map[string]restore{},
+		deletions: map[string]timeline.Event{},
+		manager:   FieldManager,
 	}, nil
 }
 

@@ -31,13 +31,13 @@ func (a applyOp) run(ctx context.Context, r *runner, timeout time.Duration) (str
 		var got *unstructured.Unstructured
 		existed := false
 		if o.GetName() == "" { // generateName: create
-			got, err = ri.Create(ctx, o, metav1.CreateOptions{FieldManager: FieldManager})
+			got, err = ri.Create(ctx, o, metav1.CreateOptions{FieldManager: r.manager})
 		} else {
 			// What existed before the scenario is not the scenario's to
 			// delete when it ends (a CRD of the lab, with its objects).
 			_, gerr := ri.Get(ctx, o.GetName(), metav1.GetOptions{})
 			existed = gerr == nil
-			got, err = ri.Apply(ctx, o.GetName(), o, metav1.ApplyOptions{FieldManager: FieldManager, Force: true})
+			got, err = ri.Apply(ctx, o.GetName(), o, metav1.ApplyOptions{FieldManager: r.manager, Force: true})
 		}
 		// A webhook the apiserver could not call, right after a webhook
 		// server started or a webhook configuration changed (which the
@@ -49,7 +49,7 @@ func (a applyOp) run(ctx context.Context, r *runner, timeout time.Duration) (str
 				return "", ctx.Err()
 			case <-time.After(100 * time.Millisecond):
 			}
-			got, err = ri.Apply(ctx, o.GetName(), o, metav1.ApplyOptions{FieldManager: FieldManager, Force: true})
+			got, err = ri.Apply(ctx, o.GetName(), o, metav1.ApplyOptions{FieldManager: r.manager, Force: true})
 		}
 		if err != nil {
 			return "", fmt.Errorf("%s/%s: %w", strings.ToLower(o.GetKind()), o.GetName(), err)

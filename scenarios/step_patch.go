@@ -66,7 +66,7 @@ func (r *runner) patch(ctx context.Context, ref *ObjectRef, pt types.PatchType, 
 	if err != nil {
 		return err
 	}
-	if _, err := ri.Patch(ctx, x.Name, pt, body, metav1.PatchOptions{FieldManager: FieldManager}, subresources...); err != nil {
+	if _, err := ri.Patch(ctx, x.Name, pt, body, metav1.PatchOptions{FieldManager: r.manager}, subresources...); err != nil {
 		return fmt.Errorf("%s: %w", format.RefWhat(ref), err)
 	}
 	return nil

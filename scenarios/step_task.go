@@ -212,14 +212,25 @@ func (r *runner) checkTask(ctx context.Context, t *format.Task) (bool, string) {
 func (r *runner) checkOne(ctx context.Context, c *format.Check) string {
 	switch {
 	case c.Expect != nil:
+		if empty := r.emptySet(ctx, c.Expect); empty != "" {
+			return empty
+		}
 		if ok, describe := r.checkOnce(ctx, c.Expect); !ok {
 			return describe().Error()
 		}
+		return r.checkCause(ctx, c)
 	case c.ExpectRestored != nil:
-		return r.checkRestored(ctx, c.ExpectRestored)
+		if found := r.checkRestored(ctx, c.ExpectRestored); found != "" {
+			return found
+		}
+		return r.checkCause(ctx, c)
 	case c.ExpectAccepted != nil:
-		if err := r.dryRun(ctx, c.ExpectAccepted.Apply); err != nil {
+		stored, err := r.dryRunStored(ctx, c.ExpectAccepted.Apply)
+		if err != nil {
 			return r.s.Lang().Msgf("%s: refused, want it accepted: %v", r.probeWhat(c.ExpectAccepted.Apply), saidIn(r.s.Lang(), err))
+		}
+		if dropped := r.dropped(c.ExpectAccepted, stored); dropped != "" {
+			return r.s.Lang().Msgf("%s: accepted, but the apiserver would drop %s: the schema does not name it (pruned)", r.probeWhat(c.ExpectAccepted.Apply), dropped)
 		}
 	default:
 		e := c.ExpectError
@@ -232,6 +243,21 @@ func (r *runner) checkOne(ctx context.Context, c *format.Check) string {
 		}
 	}
 	return ""
+}
+
+// emptySet says, for a check over a set (an expect of a resource with
+// cel and no name), that the set is empty: objects.all(...) holds over
+// nothing, and a task whose text says "every" wants some. An expect that
+// allows it (allowEmpty) holds over nothing.
+func (r *runner) emptySet(ctx context.Context, e *format.Expect) string {
+	if e.Resource == nil || e.Resource.Name != "" || e.CEL == "" || e.AllowEmpty {
+		return ""
+	}
+	_, objs, err := r.selectObjects(ctx, e.Resource)
+	if err != nil || len(objs) > 0 {
+		return "" // checkOnce says what went wrong
+	}
+	return r.s.Lang().Msgf("%s: there is none, and the check is about every one (it would hold over none)", format.RefWhatIn(r.s.Lang(), r.ref(e.Resource)))
 }
 
 // probeWhat names the write of a check in the learner's terms: what it
@@ -259,29 +285,64 @@ func (r *runner) probe(ctx context.Context, e *ExpectError) error {
 // dryRun applies the objects of a as a server-side dry run, and returns
 // the apiserver's answer.
 func (r *runner) dryRun(ctx context.Context, a *Apply) error {
+	_, err := r.dryRunStored(ctx, a)
+	return err
+}
+
+// storedAs is an object of a probe, as sent and as the apiserver would
+// store it.
+type storedAs struct{ sent, stored *unstructured.Unstructured }
+
+// dryRunStored is dryRun, which returns each object as sent and as the
+// apiserver answered it: what it would store.
+func (r *runner) dryRunStored(ctx context.Context, a *Apply) ([]storedAs, error) {
 	objs, err := r.objects(a)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var out []storedAs
 	for _, o := range objs {
 		ri, _, err := r.resource(ctx, o.GetAPIVersion(), o.GetKind(), o.GetNamespace())
 		if err != nil {
-			return err
+			return nil, err
 		}
-		err = r.dryWrite(ctx, ri, o)
+		got, err := r.dryWrite(ctx, ri, o)
 		if apierrors.IsNotFound(err) {
 			// The learner's CRD changed (its scope, its versions) since the
 			// kind was mapped: map it again.
 			r.mapper.Reset()
 			if ri, _, err = r.resource(ctx, o.GetAPIVersion(), o.GetKind(), o.GetNamespace()); err == nil {
-				err = r.dryWrite(ctx, ri, o)
+				got, err = r.dryWrite(ctx, ri, o)
 			}
 		}
 		if err != nil {
-			return fmt.Errorf("%s/%s: %w", strings.ToLower(o.GetKind()), o.GetName(), err)
+			return nil, fmt.Errorf("%s/%s: %w", strings.ToLower(o.GetKind()), o.GetName(), err)
+		}
+		out = append(out, storedAs{sent: o, stored: got})
+	}
+	return out, nil
+}
+
+// dropped names the fields of what a probe sent that the apiserver would
+// not store (its schema prunes them), but those the check says it may
+// drop (mayDrop): "" when it would store them all.
+func (r *runner) dropped(e *format.ExpectAccepted, objs []storedAs) string {
+	var out []string
+	for _, o := range objs {
+		if o.stored == nil {
+			continue
+		}
+		for _, p := range leafPaths(o.sent.Object, nil) {
+			path := strings.Join(p, ".")
+			if p[0] == "metadata" || slices.Contains(e.MayDrop, path) {
+				continue
+			}
+			if _, found, _ := unstructured.NestedFieldNoCopy(o.stored.Object, p...); !found {
+				out = append(out, path)
+			}
 		}
 	}
-	return nil
+	return strings.Join(out, r.s.Lang().Msg(", "))
 }
 
 // dryWrite updates o if it exists, or creates it, as a server-side dry
@@ -291,28 +352,27 @@ func (r *runner) dryRun(ctx context.Context, a *Apply) error {
 // creates only) before the apiserver found that it exists. (A server-side
 // apply would not do: a value of the wrong type fails it with 500, before
 // validation names the field.)
-func (r *runner) dryWrite(ctx context.Context, ri dynamic.ResourceInterface, o *unstructured.Unstructured) error {
+func (r *runner) dryWrite(ctx context.Context, ri dynamic.ResourceInterface, o *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	dry := []string{metav1.DryRunAll}
-	update := func() error {
+	update := func() (*unstructured.Unstructured, error) {
 		cur, err := ri.Get(ctx, o.GetName(), metav1.GetOptions{})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		o := o.DeepCopy()
 		o.SetResourceVersion(cur.GetResourceVersion())
-		_, err = ri.Update(ctx, o, metav1.UpdateOptions{FieldManager: FieldManager, DryRun: dry})
-		return err
+		return ri.Update(ctx, o, metav1.UpdateOptions{FieldManager: FieldManager, DryRun: dry})
 	}
 	if o.GetName() != "" {
-		if err := update(); !apierrors.IsNotFound(err) {
-			return err
+		if got, err := update(); !apierrors.IsNotFound(err) {
+			return got, err
 		}
 	}
-	_, err := ri.Create(ctx, o, metav1.CreateOptions{FieldManager: FieldManager, DryRun: dry})
+	got, err := ri.Create(ctx, o, metav1.CreateOptions{FieldManager: FieldManager, DryRun: dry})
 	if apierrors.IsAlreadyExists(err) && o.GetName() != "" {
 		return update() // made meanwhile
 	}
-	return err
+	return got, err
 }
 
 // taskSummary says what the learner's writes did during the task of step:

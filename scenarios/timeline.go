@@ -273,6 +273,9 @@ func (r *runner) record(e timeline.Event) {
 	if keep && e.Verb == timeline.Delete && e.Actor == "?" && r.deleted[deletedKey(e.Kind, e.Namespace, e.Name)] {
 		e.Actor = "you (scenario)"
 	}
+	if keep {
+		r.recordDeletion(e)
+	}
 	r.mu.Unlock()
 	tl := &r.tl
 	tl.mu.Lock()

@@ -50,7 +50,7 @@ func TestRunTimeTextIsFullWidth(t *testing.T) {
 		strings.Join([]string{
 			l.Msgf("  pid:        %d\n  endpoint:   %s\n  kubeconfig: %s\n", 42, "https://127.0.0.1:6443", "/tmp/s/kubeconfig"),
 			l.Msgf("  data dir:   %s\n", "/tmp/data"),
-			l.Msgf("  kubernetes: %s\n", "v1.37.2"),
+			l.Msgf("  kubernetes: %s\n", "v1.99.1"),
 			l.Msgf("  web UI:     %s\n", "http://127.0.0.1:8080/?token=x"),
 			l.Msgf("  webhooks:   serve on https://%s:%d, certificate in %s; called through %s\n", "127.0.0.1", 9443, "/tmp/s/certs", "https://127.0.0.1:9444"),
 			l.Msgf("  language:   %s\n", "zh"),

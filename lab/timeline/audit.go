@@ -30,6 +30,7 @@ type auditEvent struct {
 	ResponseObject *struct {
 		Metadata struct {
 			ResourceVersion string `json:"resourceVersion"`
+			UID             string `json:"uid"`
 		} `json:"metadata"`
 	} `json:"responseObject"`
 	User struct {
@@ -70,6 +71,14 @@ type auditLog struct {
 type write struct {
 	stamp time.Time // the apiserver's stage timestamp
 	read  time.Time // when the follower read it
+	actor string    // who wrote it (auditActor)
+	uid   string    // the uid of the object it answered
+	// deleted is when the last deletion request of the object was
+	// answered, and deletedUID the uid of the object it answered: a write
+	// after it, to that object, held by finalizers, is one that takes them
+	// off.
+	deleted    time.Time
+	deletedUID string
 }
 
 type deletion struct {
@@ -186,7 +195,7 @@ func (a *auditLog) add(line []byte) {
 	}
 	ref := ev.ObjectRef
 	if ref.Name != "" && ref.Subresource == "" && (ev.Verb == "update" || ev.Verb == "patch") {
-		a.rememberWrite(auditKey(ref.Resource, ref.Namespace, ref.Name), ev.StageTimestamp)
+		a.rememberWrite(auditKey(ref.Resource, ref.Namespace, ref.Name), ev.StageTimestamp, auditActor(ev.User.Username, ev.UserAgent), ev.uid())
 	}
 	if ev.Verb == "create" && ref.Resource == "pods" && ref.Subresource == "binding" {
 		// A binding answers a Status, not the Pod: no revision. The Pod's
@@ -198,6 +207,9 @@ func (a *auditLog) add(line []byte) {
 		return
 	}
 	key := auditKey(ref.Resource, ref.Namespace, ref.Name)
+	if ref.Name != "" {
+		a.rememberDeletion(key, ev.StageTimestamp, ev.uid())
+	}
 	if len(a.deleted) > 10000 { // deletions nobody looked up (a kubelet's confirmations): forget the old ones
 		for k := range a.deleted {
 			a.claim(k, false)
@@ -231,11 +243,12 @@ func (a *auditLog) rememberBinding(key string, at time.Time) {
 	}
 }
 
-func (a *auditLog) rememberWrite(key string, at time.Time) {
+func (a *auditLog) rememberWrite(key string, at time.Time, actor, uid string) {
 	if _, ok := a.written[key]; !ok {
 		a.writtenQ = append(a.writtenQ, key)
 	}
-	a.written[key] = write{stamp: at, read: time.Now()}
+	was := a.written[key]
+	a.written[key] = write{stamp: at, read: time.Now(), actor: actor, uid: uid, deleted: was.deleted, deletedUID: was.deletedUID}
 	if len(a.writtenQ) > maxTimes {
 		delete(a.written, a.writtenQ[0])
 		a.writtenQ = a.writtenQ[1:]
@@ -321,6 +334,44 @@ func (a *auditLog) timeOf(e *Event, resource string) (at time.Time, found, passe
 		return w.stamp, true, passed
 	}
 	return time.Time{}, false, passed
+}
+
+// rememberDeletion records when the deletion request of key was answered,
+// beside its writes.
+func (a *auditLog) rememberDeletion(key string, at time.Time, uid string) {
+	w, ok := a.written[key]
+	if !ok {
+		a.writtenQ = append(a.writtenQ, key)
+	}
+	w.deleted, w.deletedUID = at, uid
+	a.written[key] = w
+	if len(a.writtenQ) > maxTimes {
+		delete(a.written, a.writtenQ[0])
+		a.writtenQ = a.writtenQ[1:]
+	}
+}
+
+// finishedBy returns who made the write that ended a deletion held by
+// finalizers of the object uid (an object of the same name before it had
+// another): the last update (or patch) of it answered after its deletion
+// was asked for, which took its last finalizer off. No deletion request
+// names that actor: the request named the line of the deletion's start.
+func (a *auditLog) finishedBy(resource, ns, name, uid string) (string, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	w, ok := a.written[auditKey(resource, ns, name)]
+	if !ok || w.actor == "" || uid == "" || w.uid != uid || w.deletedUID != uid || !w.stamp.After(w.deleted) {
+		return "", false
+	}
+	return w.actor, true
+}
+
+// uid is the uid of the object the request answered ("": none).
+func (ev *auditEvent) uid() string {
+	if ev.ResponseObject == nil {
+		return ""
+	}
+	return ev.ResponseObject.Metadata.UID
 }
 
 // claimDeletion is deletion without waiting.

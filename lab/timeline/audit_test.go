@@ -201,3 +201,46 @@ func TestAuditTimes(t *testing.T) {
 		t.Errorf("the lookup of a revision the log has moved on from waited %s", waited)
 	}
 }
+
+// A deletion held by a finalizer ends with the update that took it off:
+// finishedBy names that update's author (the learner's Operator, or their
+// kubectl patch), not the deletion request, and only an update read close
+// to the watch's word that the object is gone.
+func TestFinishedBy(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.log")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a := followAudit(ctx, path)
+	<-a.ready
+	lines := `{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:00.100000Z","verb":"patch","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"alice"},"responseObject":{"metadata":{"uid":"alice-1"}}}
+{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.100000Z","verb":"delete","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"dave"},"responseObject":{"metadata":{"uid":"dave-1"}}}
+{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.120000Z","verb":"patch","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"dave"},"responseObject":{"metadata":{"uid":"dave-1"}}}
+{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.150000Z","verb":"patch","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"dave"},"responseObject":{"metadata":{"uid":"dave-2"}}}
+{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.200000Z","verb":"delete","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"bob"},"responseObject":{"metadata":{"uid":"bob-1"}}}
+{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:03.500000Z","verb":"patch","user":{"username":"admin"},"userAgent":"user-operator/v0.0.0 (linux/amd64) kubernetes/$Format","objectRef":{"resource":"users","namespace":"a","name":"bob"},"responseObject":{"metadata":{"uid":"bob-1"}}}
+`
+	if _, err := f.WriteString(lines); err != nil {
+		t.Fatal(err)
+	}
+	waitSeen(t, a, int64(len(lines)))
+	if got, ok := a.finishedBy("users", "a", "bob", "bob-1"); !ok || got != "user-operator" {
+		t.Errorf("finished the deletion of users/a/bob: %q, %v; want user-operator", got, ok)
+	}
+	if got, ok := a.finishedBy("users", "a", "alice", "alice-1"); ok {
+		t.Errorf("users/a/alice, updated but never deleted: %q, want none", got)
+	}
+	if got, ok := a.finishedBy("users", "a", "dave", "dave-2"); ok {
+		t.Errorf("users/a/dave, a new one patched after the deletion of the one before: %q, want none (the write that ends its deletion is to come)", got)
+	}
+	if got, ok := a.finishedBy("users", "a", "carol", "carol-1"); ok {
+		t.Errorf("users/a/carol, never updated: %q", got)
+	}
+	if got := a.who("users", "a", "bob", time.Second); got != "you (kubectl)" {
+		t.Errorf("the deletion request of users/a/bob: %q, want you (kubectl): finishedBy does not claim it", got)
+	}
+}

@@ -68,6 +68,12 @@ type Options struct {
 // Stream: half of streamHold.
 const defaultAuditWait = streamHold / auditShare
 
+// finalizedWaits: the end of a deletion held by finalizers waits this many
+// times longer for the audit log to name the write that ended it, which
+// the apiserver logs only once the deletion is done (a line that comes
+// late is shown late): lessons check who took the last finalizer off.
+const finalizedWaits = 16
+
 // auditShare: a line of a lab's Stream waits at most 1/auditShare of the
 // stream's hold for the audit log.
 const auditShare = 2
@@ -237,13 +243,19 @@ func (w *watcher) record(e Event, c Change, obj *unstructured.Unstructured) {
 	}
 	timed := w.audit != nil && e.Revision > 0
 	named := w.audit != nil && e.Verb == Delete && e.Actor == "?"
+	// A deletion that waited for finalizers ends with the write that took
+	// the last one off: its line names that write's author.
+	finalized := "" // the uid of an object whose deletion waited for finalizers
+	if named && c.Old != nil && c.New == nil && obj.GetDeletionTimestamp() != nil {
+		finalized = string(obj.GetUID())
+	}
 	if !timed && !named {
 		w.sink.Record(e)
 		w.tell(c, &e)
 		return
 	}
 	go func() {
-		w.fromAudit(&e, c.Resource.Resource, timed, named)
+		w.fromAudit(&e, c.Resource.Resource, timed, named, finalized)
 		w.sink.Record(e)
 		w.tell(c, &e)
 	}()
@@ -254,11 +266,17 @@ func (w *watcher) record(e Event, c Change, obj *unstructured.Unstructured) {
 // has passed since e arrived: the time, by the revision its response
 // carries (no longer once the log has moved on from it), or, for a
 // binding, by its Pod, for a deletion that an update completed, by that
-// update; the deleter,
-// by the deletion of the object, whose time also dates e when nothing
-// else does.
-func (w *watcher) fromAudit(e *Event, resource string, timed, named bool) {
+// update; the deleter, by the deletion of the object, whose time also
+// dates e when nothing else does, or, for the end of a deletion that
+// waited for finalizers (finalized: the object's uid), by the author of the
+// write that took the last one off.
+func (w *watcher) fromAudit(e *Event, resource string, timed, named bool, finalized string) {
 	deadline := e.arrived.Add(w.auditWait)
+	if finalized != "" {
+		// The write that took the last finalizer off is logged when the
+		// deletion it caused is done: later than the watch says so.
+		deadline = e.arrived.Add(finalizedWaits * w.auditWait)
+	}
 	var stamp time.Time
 	for {
 		if timed {
@@ -273,7 +291,13 @@ func (w *watcher) fromAudit(e *Event, resource string, timed, named bool) {
 			timed = !found && !(byRevision && passed)
 		}
 		if named {
-			if d, ok := w.audit.claimDeletion(resource, e.Namespace, e.Name); ok {
+			if finalized != "" {
+				// Not the deletion request: the line of the deletion's
+				// start claims it, and may not have yet.
+				if by, ok := w.audit.finishedBy(resource, e.Namespace, e.Name, finalized); ok {
+					e.Actor, named = by, false
+				}
+			} else if d, ok := w.audit.claimDeletion(resource, e.Namespace, e.Name); ok {
 				e.Actor, stamp, named = d.actor, d.stamp, false
 				if w.revisions && e.Time.Equal(e.arrived) {
 					e.Time = stamp

@@ -113,3 +113,6 @@ func (e *ExpectError) What(l lang.Lang) string {
 	}
 	return ""
 }
+
+// RefWhatIn is RefWhat in the language l.
+func RefWhatIn(l lang.Lang, ref *ObjectRef) string { return refWhat(l, ref) }

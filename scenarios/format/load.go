@@ -644,6 +644,9 @@ func (e *Expect) check() []string {
 			}
 		}
 	}
+	if e.AllowEmpty && (e.Resource == nil || e.Resource.Name != "" || e.CEL == "") {
+		out = append(out, "expect.allowEmpty: only with resource (no name) and cel: a check over a set")
+	}
 	return out
 }
 
@@ -717,10 +720,57 @@ func (t *Task) check(readFile func(string) ([]byte, error)) []string {
 				out = append(out, p+".expectError: a task tries its write as a dry run: give apply (or get), not patch, scale or delete")
 			}
 		}
+		out = append(out, prefixed(p, c.checkCause())...)
 	}
 	for i, h := range t.Hints {
 		if strings.TrimSpace(h) == "" {
 			out = append(out, fmt.Sprintf("task.hints[%d] is empty", i))
+		}
+	}
+	return out
+}
+
+// Actors are the words of a check's by and notBy (Check.By's enum).
+func Actors() []string {
+	f, _ := reflect.TypeFor[Check]().FieldByName("By")
+	return strings.Split(f.Tag.Get("enum"), ",")
+}
+
+// checkCause checks what a check says of who made what it sees: by and
+// notBy name actors, on a check that reads an object (an expect, an
+// expectRestored), and fields say which of its fields where the check
+// itself does not (an expect of a resource with cel).
+func (c *Check) checkCause() []string {
+	var out []string
+	actors := Actors()
+	if c.By != "" && !slices.Contains(actors, c.By) {
+		out = append(out, fmt.Sprintf("by %q: want one of %s", c.By, strings.Join(actors, ", ")))
+	}
+	for i, a := range c.NotBy {
+		switch {
+		case !slices.Contains(actors, a):
+			out = append(out, fmt.Sprintf("notBy[%d] %q: want one of %s", i, a, strings.Join(actors, ", ")))
+		case a == c.By:
+			out = append(out, fmt.Sprintf("notBy[%d] %q: also by", i, a))
+		}
+	}
+	cause := c.By != "" || len(c.NotBy) > 0
+	switch {
+	case !cause && len(c.Fields) > 0:
+		out = append(out, "fields: only with by or notBy (the fields whose writer the check reads)")
+	case !cause:
+	case c.ExpectError != nil || c.ExpectAccepted != nil:
+		out = append(out, "by, notBy: only an expect or an expectRestored reads who made what it sees (a dry run makes nothing)")
+	case c.Expect != nil && c.Expect.CEL != "" && len(c.Fields) == 0:
+		out = append(out, "by, notBy: an expect with cel needs fields: the fields whose writer the check reads (status, metadata.finalizers)")
+	case c.Expect != nil && c.Expect.Absent && (c.Expect.Resource == nil || c.Expect.Resource.Name == ""):
+		out = append(out, "by, notBy: an expect of absent reads who deleted one object: give its name")
+	case len(c.Fields) > 0 && (c.ExpectRestored != nil || c.Expect != nil && (c.Expect.Object != nil || c.Expect.Absent)):
+		out = append(out, "fields: only with an expect of a resource with cel (an object names its fields; absent and expectRestored read who deleted or made it)")
+	}
+	for i, f := range c.Fields {
+		if strings.TrimSpace(f) == "" || strings.HasPrefix(f, ".") || strings.HasSuffix(f, ".") || strings.Contains(f, "..") {
+			out = append(out, fmt.Sprintf("fields[%d] %q: want a path of the object (status, metadata.finalizers)", i, f))
 		}
 	}
 	return out

@@ -126,6 +126,12 @@ type Check struct {
 	ExpectError    *ExpectError    `json:"expectError,omitempty" yaml:"expectError,omitempty" doc:"A write the learner would make is refused (as the expectError step, tried as a server-side dry run: nothing is stored): apply, or get for a read. Name what the refusal is about with causes (field and reason), not with message text."`
 	ExpectAccepted *ExpectAccepted `json:"expectAccepted,omitempty" yaml:"expectAccepted,omitempty" doc:"A write the learner's work must still accept, tried as a server-side dry run (nothing is stored): the other side of expectError, which an over-strict answer fails."`
 	ExpectRestored *ExpectRestored `json:"expectRestored,omitempty" yaml:"expectRestored,omitempty" doc:"An object the learner's controller keeps, put back while it runs: the check deletes it (when it exists) and it must come back, as a new object, within a time; a controller that only makes it when it starts (it lists everything) does not pass, however often it is restarted."`
+
+	// Who must have made what the check sees (an expect's or an
+	// expectRestored's): see Actor.
+	By     string   `json:"by,omitempty" yaml:"by,omitempty" doc:"Who must have made what the check sees, when the task's text says who does it: the check holds only when the writer is this actor. An expect of an object: who wrote the fields it names (the object's managedFields); an expect of a resource with cel: who wrote its fields (give them); absent: who deleted it (the timeline's DELETE line, from the apiserver's audit log); expectRestored: who made the object that came back. learner: the learner's kubectl; learner-controller: the learner's own program (its user agent, or its field manager: a go run of theirs); garbage-collector; kubernetes: Kubernetes' own components (controller-manager, scheduler, apiserver); crdlab: the lesson itself and the lab (never the learner's work); webapp-operator, redis-operator, redis-backup-operator: the lab's operators. While another actor did it, the lesson says who." enum:"learner,learner-controller,garbage-collector,kubernetes,crdlab,webapp-operator,redis-operator,redis-backup-operator"`
+	NotBy  []string `json:"notBy,omitempty" yaml:"notBy,omitempty" doc:"Actors that must not have made what the check sees (the words of by): crdlab, for a state the lesson or the lab could have brought back itself." enum:"learner,learner-controller,garbage-collector,kubernetes,crdlab,webapp-operator,redis-operator,redis-backup-operator"`
+	Fields []string `json:"fields,omitempty" yaml:"fields,omitempty" doc:"With by or notBy on an expect of a resource with cel: the fields whose writers the check reads, as paths (status, metadata.finalizers, data). An expect of an object reads the fields it names."`
 }
 
 // ExpectRestored is an object a running controller must put back when it
@@ -137,7 +143,9 @@ type ExpectRestored struct {
 
 // ExpectAccepted is a write that must be accepted.
 type ExpectAccepted struct {
-	Apply *Apply `json:"apply" yaml:"apply" doc:"The write: an apply (created, or updated if it exists), as a server-side dry run."`
+	Apply *Apply `json:"apply" yaml:"apply" doc:"The write: an apply (created, or updated if it exists), as a server-side dry run. What the apiserver would store is compared with what it sends: a field it would drop (its schema prunes it) fails the check, named."`
+	// MayDrop lists the fields the apiserver may drop from the write.
+	MayDrop []string `json:"mayDrop,omitempty" yaml:"mayDrop,omitempty" doc:"Fields of the write the apiserver may drop (prune) without failing the check, as paths (spec.password): those the task's text does not claim, such as a field a newer storage version no longer has."`
 }
 
 // TaskZH is a task's text in Chinese.
@@ -193,6 +201,8 @@ type Expect struct {
 	Resource *ObjectRef     `json:"resource,omitempty" yaml:"resource,omitempty" doc:"The objects the CEL expression sees: with a name, as object; otherwise every match, as the list objects."`
 	CEL      string         `json:"cel,omitempty" yaml:"cel,omitempty" doc:"A CEL expression over object (a map) or objects (a list of maps) that must become true, e.g. objects.size() == 3 && objects.all(p, p.status.phase == 'Running')."`
 	Absent   bool           `json:"absent,omitempty" yaml:"absent,omitempty" doc:"With resource: wait until no object matches (deleted)."`
+	// AllowEmpty lets a task's check over a set hold when the set is empty.
+	AllowEmpty bool `json:"allowEmpty,omitempty" yaml:"allowEmpty,omitempty" doc:"With resource (no name) and cel, in a task's check: the expression may hold over no object at all. Without it a task's check over a set fails while the set is empty (objects.all(...) holds over nothing), and says so."`
 }
 
 // ExpectError is a write (or a read) that must be refused.
