@@ -107,7 +107,7 @@ func runLearnerController(ctx context.Context, name, ns string) (stop func()) {
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
 	cfg := rest.CopyConfig(shared.RESTConfig())
 	if lc.kubectl {
-		cfg.UserAgent = "kubectl/v1.37.2 (linux/amd64) kubernetes/$Format"
+		cfg.UserAgent = "kubectl/v1.36.0 (linux/amd64) kubernetes/$Format" // any kubectl's
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:  scheme,

@@ -25,7 +25,7 @@ type Player struct {
 // The learner's kubectl, as the answers play it: its user agent, and the
 // field manager of kubectl apply --server-side.
 const (
-	learnerAgent   = "kubectl/v1.37.2 (crdlab answers)"
+	learnerAgent   = "kubectl/v1.36.0 (crdlab answers)" // any kubectl's
 	learnerManager = "kubectl"
 )
 

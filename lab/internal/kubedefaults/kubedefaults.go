@@ -110,7 +110,7 @@ type Controller struct {
 // Defaults are what a minor runs by default, as its code says (package
 // upstream reads them).
 type Defaults struct {
-	Kubernetes  string       // the version read, "v1.37.2"
+	Kubernetes  string       // the version read, as its /version says it
 	Controllers []Controller // every controller the minor knows
 	// AdmissionPlugins are kube-apiserver's default-on admission plugins.
 	AdmissionPlugins []string
