@@ -3,7 +3,6 @@ package lab
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"github.com/crdlab/crdlab/lab/internal/proc"
 	"github.com/crdlab/crdlab/lab/kubeminor"
 	"github.com/crdlab/crdlab/lab/labtest/control"
+	"github.com/crdlab/crdlab/lab/lang"
 	"github.com/crdlab/crdlab/lab/multicall"
 	"github.com/crdlab/crdlab/lab/writefile"
 )
@@ -42,22 +42,22 @@ func checkDataDir(dataDir string, v multicall.Versions) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrDataDir, dataDir, err)
+		return lang.Errorf("%w: %s: %w", ErrDataDir, dataDir, err)
 	}
 	var m dataMeta
 	if err := json.Unmarshal(data, &m); err != nil {
-		return fmt.Errorf("%w: %s: unreadable %s (%w); the folder was left as it is", ErrDataDir, dataDir, path, err)
+		return lang.Errorf("%w: %s: unreadable %s (%q); the folder was left as it is", ErrDataDir, dataDir, path, err.Error())
 	}
 	if v.Kubernetes == "" || v.Etcd == "" {
 		return nil // a build without module versions (go run): nothing to compare
 	}
 	if minor(m.Kubernetes) != minor(v.Kubernetes) || minor(m.Etcd) != minor(v.Etcd) {
-		hint := "use the crdlab that wrote it, or another --data-dir"
 		if other := kubeminor.Of(m.Kubernetes); other != kubeminor.Of(v.Kubernetes) && kubeminor.Patch(other) != "" {
-			hint = "start it with --kubernetes " + other + ", or use another --data-dir"
+			return lang.Errorf("%w: %s holds the data of Kubernetes %s (etcd %s), written by crdlab %s; this lab runs Kubernetes %s (etcd %s) and does not start on it; it was left as it is: start it with --kubernetes %s, or use another --data-dir",
+				ErrDataDir, dataDir, m.Kubernetes, m.Etcd, m.Crdlab, v.Kubernetes, v.Etcd, other)
 		}
-		return fmt.Errorf("%w: %s holds the data of Kubernetes %s (etcd %s), written by crdlab %s; this lab runs Kubernetes %s (etcd %s) and does not start on it; it was left as it is: %s",
-			ErrDataDir, dataDir, m.Kubernetes, m.Etcd, m.Crdlab, v.Kubernetes, v.Etcd, hint)
+		return lang.Errorf("%w: %s holds the data of Kubernetes %s (etcd %s), written by crdlab %s; this lab runs Kubernetes %s (etcd %s) and does not start on it; it was left as it is: use the crdlab that wrote it, or another --data-dir",
+			ErrDataDir, dataDir, m.Kubernetes, m.Etcd, m.Crdlab, v.Kubernetes, v.Etcd)
 	}
 	return nil
 }
@@ -103,6 +103,6 @@ func explainDataDirError(err error, dataDir string, dir control.Dir) error {
 	if cause == "" {
 		return err
 	}
-	return fmt.Errorf("%w: etcd cannot use the data in %s: %s; it was left as it is (move it away, or start with another --data-dir); the etcd log is %s",
+	return lang.Errorf("%w: etcd cannot use the data in %s: %q; it was left as it is (move it away, or start with another --data-dir); the etcd log is %s",
 		ErrDataDir, filepath.Join(dataDir, "etcd"), cause, dir.Log(multicall.Etcd))
 }

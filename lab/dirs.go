@@ -1,12 +1,12 @@
 package lab
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 
 	"github.com/crdlab/crdlab/lab/labtest/control"
+	"github.com/crdlab/crdlab/lab/lang"
 	"github.com/crdlab/crdlab/lab/multicall"
 	"github.com/crdlab/crdlab/lab/writefile"
 )
@@ -17,7 +17,7 @@ func prepareDirs(l *Lab) error {
 	if l.opts.WorkDir == "" {
 		dir, err := os.MkdirTemp("", "crdlab-")
 		if err != nil {
-			return fmt.Errorf("%w: %w", ErrWorkDir, err)
+			return lang.Errorf("%w: %w", ErrWorkDir, err)
 		}
 		l.dir, l.made.ownDir = control.Dir(dir), true
 	} else {
@@ -25,12 +25,12 @@ func prepareDirs(l *Lab) error {
 	}
 	for _, dir := range []string{string(l.dir), l.dir.Logs()} {
 		if err := writefile.EnsureWritable(dir); err != nil {
-			return fmt.Errorf("%w: %w", ErrWorkDir, err)
+			return lang.Errorf("%w: %w", ErrWorkDir, err)
 		}
 	}
 	if l.opts.DataDir != "" {
 		if err := writefile.EnsureWritable(filepath.Join(l.opts.DataDir, "etcd")); err != nil {
-			return fmt.Errorf("%w: %w", ErrDataDir, err)
+			return lang.Errorf("%w: %w", ErrDataDir, err)
 		}
 	}
 	var err error

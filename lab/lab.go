@@ -15,6 +15,7 @@ import (
 
 	"github.com/crdlab/crdlab/lab/internal/controlplane"
 	"github.com/crdlab/crdlab/lab/labtest/control"
+	"github.com/crdlab/crdlab/lab/lang"
 )
 
 // Lab is a running control plane: a real etcd and a real kube-apiserver,
@@ -190,7 +191,7 @@ func checkPortFree(port int) error {
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("%w: unable to listen on %s for kube-apiserver: %w", ErrPortInUse, addr, err)
+		return lang.Errorf("%w: unable to listen on %s for kube-apiserver: %q", ErrPortInUse, addr, err.Error())
 	}
 	return ln.Close()
 }

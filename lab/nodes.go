@@ -13,6 +13,7 @@ import (
 
 	"github.com/crdlab/crdlab/lab/internal/controlplane"
 	"github.com/crdlab/crdlab/lab/kubelet"
+	"github.com/crdlab/crdlab/lab/lang"
 )
 
 // nodes is the simulated nodes as one component: started, every node
@@ -61,7 +62,7 @@ func (n *nodes) Start(ctx context.Context) error {
 			count = 3
 		}
 		if z := l.opts.Zones; z < 0 || z > kubelet.MaxZones || z > count {
-			return fmt.Errorf("%w: %d zones for %d nodes: want 0 to %d, and no more than the nodes", ErrZones, z, count, kubelet.MaxZones)
+			return lang.Errorf("%w: %d zones for %d nodes: want 0 to %d, and no more than the nodes", ErrZones, z, count, kubelet.MaxZones)
 		}
 		// The nodes outlive ctx, which only bounds the start.
 		k, err := kubelet.Start(context.WithoutCancel(ctx), l.admin.config, kubelet.Options{
@@ -106,9 +107,9 @@ func waitNodesReady(ctx context.Context, k *kubelet.Kubelet, timeout time.Durati
 	shown := waiting
 	more := ""
 	if len(shown) > 10 {
-		shown, more = shown[:10], fmt.Sprintf(" and %d more", len(waiting)-10)
+		shown, more = shown[:10], fmt.Sprintf(" … +%d", len(waiting)-10)
 	}
-	return fmt.Errorf("%w: %d of %d Ready after %s; not Ready: %s%s", ErrNodesNotReady,
+	return lang.Errorf("%w: %d of %d Ready after %s; not Ready: %s%s", ErrNodesNotReady,
 		total-len(waiting), total, timeout, strings.Join(shown, ", "), more)
 }
 
@@ -147,16 +148,16 @@ func nodeCapacity(c corev1.ResourceList) (corev1.ResourceList, error) {
 	capacity := kubelet.DefaultCapacity()
 	for name, q := range c {
 		if _, known := capacity[name]; !known {
-			return nil, fmt.Errorf("%w: %q: not a node resource (known: cpu, memory, pods)", ErrNodeCapacity, name)
+			return nil, lang.Errorf("%w: %q: not a node resource (known: cpu, memory, pods)", ErrNodeCapacity, name)
 		}
 		if q.Sign() <= 0 {
-			return nil, fmt.Errorf("%w: %s=%s: must be positive", ErrNodeCapacity, name, q.String())
+			return nil, lang.Errorf("%w: %s=%s: must be positive", ErrNodeCapacity, name, q.String())
 		}
 		if name == corev1.ResourcePods && q.MilliValue()%1000 != 0 {
-			return nil, fmt.Errorf("%w: pods=%s: must be a whole number", ErrNodeCapacity, q.String())
+			return nil, lang.Errorf("%w: pods=%s: must be a whole number", ErrNodeCapacity, q.String())
 		}
 		if name == corev1.ResourcePods && q.Value() > MaxPodsPerNode {
-			return nil, fmt.Errorf("%w: pods=%s: at most %d (a node's podCIDR is a /%d)", ErrNodeCapacity, q.String(), MaxPodsPerNode, NodeCIDRMaskSize)
+			return nil, lang.Errorf("%w: pods=%s: at most %d (a node's podCIDR is a /%d)", ErrNodeCapacity, q.String(), MaxPodsPerNode, NodeCIDRMaskSize)
 		}
 	}
 	maps.Copy(capacity, c)

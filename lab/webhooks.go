@@ -16,6 +16,7 @@ import (
 
 	"github.com/crdlab/crdlab/lab/internal/webhooks"
 	"github.com/crdlab/crdlab/lab/labtest/control"
+	"github.com/crdlab/crdlab/lab/lang"
 )
 
 // ErrWebhooks: an Options.Webhooks manifest cannot be read or served (the
@@ -40,7 +41,7 @@ func userCRDs(paths []string) ([]*apiextensionsv1.CustomResourceDefinition, erro
 		return nil, fmt.Errorf("%w: %w", ErrCRDPath, err)
 	}
 	if len(read.CRDs) == 0 {
-		return nil, fmt.Errorf("%w: no CustomResourceDefinition in %s", ErrCRDPath, strings.Join(paths, ", "))
+		return nil, lang.Errorf("%w: no CustomResourceDefinition in %s", ErrCRDPath, strings.Join(paths, ", "))
 	}
 	return read.CRDs, nil
 }
@@ -147,7 +148,7 @@ func (w *userWebhooks) install(ctx context.Context, l *Lab) error {
 		c.SetManagedFields(nil)
 		if err := l.admin.client.Patch(ctx, c, client.Apply, client.FieldOwner("crdlab"), client.ForceOwnership); err != nil {
 			kind := obj.GetObjectKind().GroupVersionKind().Kind
-			return fmt.Errorf("%w: %s: %s %s: the apiserver refused it: %w", ErrWebhooks, w.manifests.Source(kind, obj.GetName()), kind, obj.GetName(), err)
+			return lang.Errorf("%w: %s: %s %s: the apiserver refused it: %q", ErrWebhooks, w.manifests.Source(kind, obj.GetName()), kind, obj.GetName(), err.Error())
 		}
 	}
 	return nil

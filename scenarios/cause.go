@@ -289,7 +289,7 @@ func managersOf(obj *unstructured.Unstructured, path []string) []string {
 			continue
 		}
 		var set map[string]any
-		if json.Unmarshal(e.FieldsV1.Raw, &set) != nil || !owns(set, path) {
+		if json.Unmarshal(e.FieldsV1.GetRawBytes(), &set) != nil || !owns(set, path) {
 			continue
 		}
 		if !slices.Contains(out, e.Manager) {

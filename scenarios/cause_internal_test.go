@@ -63,11 +63,11 @@ func TestManagersOfFields(t *testing.T) {
 	cm := &unstructured.Unstructured{}
 	cm.SetManagedFields([]metav1.ManagedFieldsEntry{
 		{Manager: "kubectl-client-side-apply", Operation: metav1.ManagedFieldsOperationUpdate, FieldsType: "FieldsV1",
-			FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:data":{".":{},"f:userID":{},"f:email":{}}}`)}},
+			FieldsV1: metav1.NewFieldsV1(`{"f:data":{".":{},"f:userID":{},"f:email":{}}}`)},
 		{Manager: "user-configmaps", Operation: metav1.ManagedFieldsOperationUpdate, FieldsType: "FieldsV1",
-			FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:ownerReferences":{".":{},"k:{\"uid\":\"1\"}":{}}},"f:data":{"f:groups":{}}}`)}},
+			FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:ownerReferences":{".":{},"k:{\"uid\":\"1\"}":{}}},"f:data":{"f:groups":{}}}`)},
 		{Manager: "user-operator", Operation: metav1.ManagedFieldsOperationUpdate, Subresource: "status", FieldsType: "FieldsV1",
-			FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:status":{"f:conditions":{}}}`)}},
+			FieldsV1: metav1.NewFieldsV1(`{"f:status":{"f:conditions":{}}}`)},
 	})
 	for _, tc := range []struct{ path, want string }{
 		{"data.userID", "kubectl-client-side-apply"},

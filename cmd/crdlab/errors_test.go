@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode"
@@ -202,6 +206,44 @@ func TestLabErrorsSpeakTheCatalog(t *testing.T) {
 			what := "crdlab " + strings.Join(args, " ")
 			if code == 0 {
 				t.Errorf("%s (%s): did not fail\n%s", what, loc.name, out)
+				continue
+			}
+			checkError(t, loc.l, what, out)
+		}
+	}
+}
+
+// A lab that cannot start says why through the catalog too: the errors the
+// lab itself raises behind a flag (a port in use, a data dir it cannot
+// use, node capacity beyond its podCIDR), in the pseudo-language and in
+// Chinese; what the system said is quoted.
+func TestLabStartErrorsSpeakTheCatalog(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts labs that fail")
+	}
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	port := strconv.Itoa(busy.Addr().(*net.TCPAddr).Port)
+	notADir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notADir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := newCLI(t)
+	for _, loc := range errorLocales {
+		c.env = []string{"LC_ALL=" + loc.locale}
+		for _, args := range [][]string{
+			{"up", "-d", "--no-ui", "--components", "none", "--port", port},
+			{"up", "-d", "--ui-port", port, "--components", "none"},
+			{"up", "-d", "--no-ui", "--components", "none", "--data-dir", filepath.Join(notADir, "data")},
+		} {
+			out, code := c.run(args...)
+			what := "crdlab " + strings.Join(args, " ")
+			if code == 0 {
+				t.Errorf("%s (%s): did not fail\n%s", what, loc.name, out)
+				c.mustRun("down")
 				continue
 			}
 			checkError(t, loc.l, what, out)

@@ -169,14 +169,14 @@ type running struct {
 // started is left running and d is released.
 func start(ctx context.Context, d control.Dir, opts Options, started time.Time) (_ *running, retErr error) {
 	if err := d.CheckPathLength(); err != nil {
-		return nil, fmt.Errorf("%w: %w", lab.ErrWorkDir, err)
+		return nil, lang.Errorf("%w: %w", lab.ErrWorkDir, err)
 	}
 	unlock, err := Lock(d)
 	if errors.Is(err, control.ErrRunning) {
 		return nil, err
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", lab.ErrWorkDir, err)
+		return nil, lang.Errorf("%w: %w", lab.ErrWorkDir, err)
 	}
 	s := &running{d: d, unlock: unlock}
 	defer func() {

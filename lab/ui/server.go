@@ -63,7 +63,7 @@ func Listen(port int) (*Server, error) {
 	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
-			return nil, fmt.Errorf("%w: 127.0.0.1:%d serves something else already", ErrPortInUse, port)
+			return nil, lang.Errorf("%w: 127.0.0.1:%d serves something else already", ErrPortInUse, port)
 		}
 		return nil, fmt.Errorf("unable to listen on 127.0.0.1:%d: %w", port, err)
 	}

@@ -6,17 +6,19 @@ import (
 	"path/filepath"
 
 	"github.com/google/renameio/v2"
+
+	"github.com/crdlab/crdlab/lab/lang"
 )
 
 // EnsureWritable creates dir if needed and proves that files can be
 // written in it.
 func EnsureWritable(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("unable to create %s: %w", dir, err)
+		return lang.Errorf("unable to create %s: %w", dir, err)
 	}
 	f, err := os.CreateTemp(dir, ".probe-")
 	if err != nil {
-		return fmt.Errorf("%s is not writable: %w", dir, err)
+		return lang.Errorf("%s is not writable: %w", dir, err)
 	}
 	name := f.Name()
 	_ = f.Close()
