@@ -33,12 +33,12 @@ func userCRDs(paths []string) ([]*apiextensionsv1.CustomResourceDefinition, erro
 	for _, p := range paths {
 		// envtest's reader assumes the path can be read.
 		if _, err := os.Stat(p); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrCRDPath, err)
+			return nil, lang.Errorf("%w: %w", ErrCRDPath, err)
 		}
 	}
 	read := envtest.CRDInstallOptions{Paths: paths, ErrorIfPathMissing: true}
 	if err := envtest.ReadCRDFiles(&read); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrCRDPath, err)
+		return nil, lang.Errorf("%w: envtest cannot read them: %q", ErrCRDPath, err.Error())
 	}
 	if len(read.CRDs) == 0 {
 		return nil, lang.Errorf("%w: no CustomResourceDefinition in %s", ErrCRDPath, strings.Join(paths, ", "))

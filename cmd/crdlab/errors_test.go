@@ -238,6 +238,8 @@ func TestLabStartErrorsSpeakTheCatalog(t *testing.T) {
 			{"up", "-d", "--no-ui", "--components", "none", "--port", port},
 			{"up", "-d", "--ui-port", port, "--components", "none"},
 			{"up", "-d", "--no-ui", "--components", "none", "--data-dir", filepath.Join(notADir, "data")},
+			{"up", "-d", "--no-ui", "--components", "none", "--crds", filepath.Join(notADir, "crds")},
+			{"up", "-d", "--no-ui", "--components", "none", "--crds", notADir},
 		} {
 			out, code := c.run(args...)
 			what := "crdlab " + strings.Join(args, " ")

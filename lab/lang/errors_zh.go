@@ -53,6 +53,7 @@ var errorsZH = map[string]string{
 	"%w: %s=%s: must be positive":                                         "%w：%s=%s：必须是正数",
 	"%w: pods=%s: must be a whole number":                                 "%w：pods=%s：必须是整数",
 	"%w: pods=%s: at most %d (a node's podCIDR is a /%d)":                 "%w：pods=%s：最多 %d 个（一个节点的 podCIDR 只是一个 /%d 网段）",
+	"%w: envtest cannot read them: %q":                                    "%w：envtest 读不了它们（envtest 的回答：%q）",
 	"%w: no CustomResourceDefinition in %s":                               "%w：%s 里没有 CustomResourceDefinition",
 	"%w: %s: %s %s: the apiserver refused it: %q":                         "%[1]w：%[2]s：%[3]s %[4]s 被 API 服务器拒绝了（它的回答：%[5]q）",
 
