@@ -314,7 +314,9 @@ func TestStatusFileIsTheSharedStatus(t *testing.T) {
 			Processes: []control.ProcessHealth{{
 				Name: "etcd", Up: true, Stopped: true, Restarts: 1, DownSince: at, LastExit: "signal: killed",
 			}},
-			Problems: []string{"etcd restarted without its data"},
+			Problems:           []string{"etcd restarted without its data"},
+			KubeletRefused:     2,
+			LastKubeletRefusal: `pod default/web: Pod "web" is invalid: status.podIPs[0]: Invalid value: "10.256.0.2": must be a valid IP address`,
 		},
 	}
 	if path := unset(reflect.ValueOf(st), "Status"); path != "" {
