@@ -157,6 +157,24 @@ func play(ctx context.Context, p *scenarios.Player, lesson, what string, node ya
 
 // playAs is play, as the learner's program controller writes (""; their
 // kubectl; "crdlab": crdlab itself, as the lesson's own steps).
+// playAnswer plays an answer's writes as their authors make them: its
+// crdlab steps as the lesson itself, its own as the learner's kubectl, its
+// operator steps as the learner's Operator.
+func playAnswer(ctx context.Context, p *scenarios.Player, lesson, task string, a answer, ns string) error {
+	if a.Crdlab.Kind != 0 {
+		if err := playAs(ctx, p, lesson, task+": "+a.Name+" (crdlab)", a.Crdlab, ns, "crdlab"); err != nil {
+			return err
+		}
+	}
+	if err := play(ctx, p, lesson, task+": "+a.Name, a.Do, ns); err != nil {
+		return err
+	}
+	if a.Operator.Kind != 0 {
+		return playAs(ctx, p, lesson, task+": "+a.Name+" (the Operator)", a.Operator, ns, "user-operator")
+	}
+	return nil
+}
+
 func playAs(ctx context.Context, p *scenarios.Player, lesson, what string, node yaml.Node, ns, controller string) error {
 	GinkgoHelper()
 	var raw []byte
@@ -287,16 +305,7 @@ func playAnswers(ctx context.Context, name string) {
 		// its verdict is in.
 		do := func(a answer) (done func()) {
 			GinkgoHelper()
-			var err error
-			if a.Crdlab.Kind != 0 {
-				err = playAs(ctx, p, name, task.Task+": "+a.Name+" (crdlab)", a.Crdlab, ns.Name, "crdlab")
-			}
-			if err == nil {
-				err = play(ctx, p, name, task.Task+": "+a.Name, a.Do, ns.Name)
-			}
-			if err == nil && a.Operator.Kind != 0 {
-				err = playAs(ctx, p, name, task.Task+": "+a.Name+" (the Operator)", a.Operator, ns.Name, "user-operator")
-			}
+			err := playAnswer(ctx, p, name, task.Task, a, ns.Name)
 			if a.Refused {
 				Expect(err).To(HaveOccurred(), "%s: %q: the apiserver accepted the learner's write, which the table says it refuses", task.Task, a.Name)
 				Expect(err.Error()).To(ContainSubstring(a.Refusal), "%s: %q: the apiserver's refusal, which hint %d quotes", task.Task, a.Name, a.Hint)

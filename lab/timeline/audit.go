@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/url"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,6 +27,7 @@ import (
 type auditEvent struct {
 	Stage          string    `json:"stage"`
 	Verb           string    `json:"verb"`
+	RequestURI     string    `json:"requestURI"`
 	UserAgent      string    `json:"userAgent"`
 	StageTimestamp time.Time `json:"stageTimestamp"`
 	ResponseObject *struct {
@@ -178,7 +181,7 @@ func rotated(f *os.File, path string) *os.File {
 
 func (a *auditLog) add(line []byte) {
 	var ev auditEvent
-	if json.Unmarshal(line, &ev) != nil || ev.ObjectRef == nil || ev.Stage != "ResponseComplete" {
+	if json.Unmarshal(line, &ev) != nil || ev.ObjectRef == nil || ev.Stage != "ResponseComplete" || ev.dryRun() {
 		return
 	}
 	a.mu.Lock()
@@ -364,6 +367,16 @@ func (a *auditLog) finishedBy(resource, ns, name, uid string) (string, bool) {
 		return "", false
 	}
 	return w.actor, true
+}
+
+// dryRun reports whether the request was a dry run (?dryRun=All): the
+// apiserver answered it as it would a write, and stored nothing, so it is
+// no write, deletion or time of the timeline's (a learner's hint tried
+// with --dry-run=server is not the learner deleting).
+func (ev *auditEvent) dryRun() bool {
+	_, query, _ := strings.Cut(ev.RequestURI, "?")
+	v, err := url.ParseQuery(query)
+	return err == nil && v.Has("dryRun")
 }
 
 // uid is the uid of the object the request answered ("": none).

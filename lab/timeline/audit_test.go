@@ -221,7 +221,9 @@ func TestFinishedBy(t *testing.T) {
 {"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.100000Z","verb":"delete","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"dave"},"responseObject":{"metadata":{"uid":"dave-1"}}}
 {"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.120000Z","verb":"patch","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"dave"},"responseObject":{"metadata":{"uid":"dave-1"}}}
 {"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.150000Z","verb":"patch","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"dave"},"responseObject":{"metadata":{"uid":"dave-2"}}}
-{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.200000Z","verb":"delete","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"bob"},"responseObject":{"metadata":{"uid":"bob-1"}}}
+{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.180000Z","verb":"delete","requestURI":"/apis/auth.ilinux.io/v1/namespaces/a/users/bob?dryRun=All","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"bob"},"responseObject":{"metadata":{"uid":"bob-1"}}}
+{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.190000Z","verb":"patch","requestURI":"/apis/auth.ilinux.io/v1/namespaces/a/users/bob?dryRun=All\u0026fieldManager=kubectl-patch","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"bob"},"responseObject":{"metadata":{"uid":"bob-1"}}}
+{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.200000Z","verb":"delete","requestURI":"/apis/auth.ilinux.io/v1/namespaces/a/users/bob","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"bob"},"responseObject":{"metadata":{"uid":"bob-1"}}}
 {"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:03.500000Z","verb":"patch","user":{"username":"admin"},"userAgent":"user-operator/v0.0.0 (linux/amd64) kubernetes/$Format","objectRef":{"resource":"users","namespace":"a","name":"bob"},"responseObject":{"metadata":{"uid":"bob-1"}}}
 `
 	if _, err := f.WriteString(lines); err != nil {
@@ -242,5 +244,10 @@ func TestFinishedBy(t *testing.T) {
 	}
 	if got := a.who("users", "a", "bob", time.Second); got != "you (kubectl)" {
 		t.Errorf("the deletion request of users/a/bob: %q, want you (kubectl): finishedBy does not claim it", got)
+	}
+	// The dry runs before it (a hint tried with --dry-run=server) are no
+	// deletion: bob's one deletion request is claimed, and then none is left.
+	if got := a.who("users", "a", "bob", 10*time.Millisecond); got != "" {
+		t.Errorf("a second deletion of users/a/bob: %q, want none: a dry run is no deletion", got)
 	}
 }
