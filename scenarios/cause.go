@@ -344,9 +344,19 @@ func (r *runner) recordDeletion(e timeline.Event) {
 	key := deletedKey(e.Kind, e.Namespace, e.Name)
 	if e.Verb == timeline.Create {
 		delete(r.deletions, key)
+		if r.createdAt == nil {
+			r.createdAt = map[string]int64{}
+		}
+		r.createdAt[key] = max(r.createdAt[key], e.Revision)
 		return
 	}
 	if e.Verb != timeline.Delete {
+		return
+	}
+	if e.Revision != 0 && e.Revision < r.createdAt[key] {
+		// The end of the object of that name before the one created
+		// since: its line waited for the audit log to name who took the
+		// last finalizer off, and came after the creation's.
 		return
 	}
 	if was, known := r.deletions[key]; known && actorOfLine(e.Actor) == "" && !strings.HasPrefix(was.Detail, "deletion requested") {

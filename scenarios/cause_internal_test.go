@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/crdlab/crdlab/lab/timeline"
 	"github.com/crdlab/crdlab/scenarios/format"
 )
 
@@ -117,5 +118,26 @@ func TestWants(t *testing.T) {
 		if got := wants(&format.Check{By: tc.by, NotBy: tc.notBy}, tc.actors); got != tc.want {
 			t.Errorf("by %q, notBy %q, writers %q: %v, want %v", tc.by, tc.notBy, tc.actors, got, tc.want)
 		}
+	}
+}
+
+// The end of a deletion held by finalizers waits for the audit log to name
+// who took the last finalizer off, so its line can come after the line of
+// an object of the same name created since: that line is not the new
+// object's deletion.
+func TestRecordDeletionKeepsTheObjectCreatedSince(t *testing.T) {
+	r := &runner{deletions: map[string]timeline.Event{}}
+	line := func(verb, actor string, rev int64) timeline.Event {
+		return timeline.Event{Verb: verb, Kind: "User", Namespace: "a", Name: "bob", Actor: actor, Revision: rev}
+	}
+	r.recordDeletion(line(timeline.Delete, "you (kubectl)", 10))
+	r.recordDeletion(line(timeline.Create, "you (scenario)", 14))
+	r.recordDeletion(line(timeline.Delete, "you (scenario)", 12)) // the end of the bob before, late
+	if e, ok := r.deletions[deletedKey("User", "a", "bob")]; ok {
+		t.Fatalf("the new bob's deletion: %+v, want none (it is not deleted)", e)
+	}
+	r.recordDeletion(line(timeline.Delete, "user-operator", 20))
+	if e := r.deletions[deletedKey("User", "a", "bob")]; e.Actor != "user-operator" {
+		t.Errorf("the new bob's deletion: %+v, want the line of revision 20", e)
 	}
 }

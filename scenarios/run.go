@@ -60,6 +60,7 @@ type runner struct {
 	stopped   []func(context.Context) error // undo of lab steps, in order
 	restores  map[string]restore            // what expectRestored checks deleted
 	deletions map[string]timeline.Event     // the last DELETE line of each object (kind/ns/name)
+	createdAt map[string]int64              // the revision of the last CREATE line of each object (kind/ns/name)
 	// manager is the field manager of the steps' writes, and dyn's user
 	// agent: the scenario's (FieldManager), or, as an answer table plays
 	// a learner, kubectl's.
@@ -87,6 +88,7 @@ func newRunner(s *Scenario, target Target, opts Options) (*runner, error) {
 		deleted:   map[string]bool{},
 		restores:  map[string]restore{},
 		deletions: map[string]timeline.Event{},
+		createdAt: map[string]int64{},
 		manager:   FieldManager,
 	}, nil
 }
