@@ -48,9 +48,6 @@ import (
 var _ = Describe("every path through the course", func() {
 	for _, path := range coursePaths() {
 		It("plays "+path.String(), func(ctx context.Context) {
-			if reason, known := knownStuck[path.String()]; known {
-				Skip("a known defect, to be fixed (issue 50's note): " + reason)
-			}
 			freshLab(ctx)
 			DeferCleanup(freshLab)
 			ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "crdlab-path-" + path.lesson + "-"}}
@@ -69,14 +66,14 @@ var _ = Describe("every path through the course", func() {
 	}
 })
 
-// knownStuck are paths on which a learner is still stuck, each with what
-// is wrong: found by this test, not yet fixed. Each is said in issue 50's
-// note, and the test names it as it skips it.
+// knownStuck are tasks (lesson: task) on which a learner may still be
+// stuck on some paths, each with what is wrong: found by this test, not
+// yet fixed, and said in issue 50's note. The path plays the task's hints
+// and right answer, and names the defect instead of checking its verdict.
 var knownStuck = map[string]string{
-	"operator after v1beta1 was retired": "the timeline's line of the end of bob's deletion, which bob's finalizer held, " +
-		"does not name who took the finalizer off, so the task \"delete bob\" (by: your Operator) does not pass; " +
-		"after the lesson's start put the lab's User CRD in place of the learner's (v1 only), every time",
-	"operator after crd-basics → no-controller → reconcile-loop": "the same line, two runs in three on an idle machine",
+	"operator: delete bob, and the directory is cleaned up first": "the timeline's line of the end of bob's deletion, " +
+		"which bob's finalizer held, sometimes does not name who took the finalizer off, so the check (by: your Operator) " +
+		"does not pass: every time after v1beta1 was retired, now and then on the other paths",
 }
 
 // coursePath is one way to arrive at a lesson.
@@ -245,6 +242,11 @@ func playOnPath(ctx context.Context, name, ns string, hints bool) {
 		stop := func() {}
 		if a.Controller != "" {
 			stop = runLearnerController(ctx, a.Controller, ns)
+		}
+		if reason, known := knownStuck[name+": "+st.Name]; known {
+			By("not checked, a known defect to fix (issue 50's note): " + reason)
+			stop()
+			continue
 		}
 		passes(ctx, p, st.Task, task.Task, a)
 		stop()
