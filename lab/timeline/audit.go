@@ -36,6 +36,11 @@ type auditEvent struct {
 			UID             string `json:"uid"`
 		} `json:"metadata"`
 	} `json:"responseObject"`
+	// ResponseStatus is the request's answer: a refused write (a 404 for
+	// an object already gone, a conflict, a webhook's denial) wrote nothing.
+	ResponseStatus *struct {
+		Code int `json:"code"`
+	} `json:"responseStatus"`
 	User struct {
 		Username string `json:"username"`
 	} `json:"user"`
@@ -181,7 +186,7 @@ func rotated(f *os.File, path string) *os.File {
 
 func (a *auditLog) add(line []byte) {
 	var ev auditEvent
-	if json.Unmarshal(line, &ev) != nil || ev.ObjectRef == nil || ev.Stage != "ResponseComplete" || ev.dryRun() {
+	if json.Unmarshal(line, &ev) != nil || ev.ObjectRef == nil || ev.Stage != "ResponseComplete" || ev.dryRun() || ev.refused() {
 		return
 	}
 	a.mu.Lock()
@@ -292,6 +297,13 @@ const sameMoment = 100 * time.Millisecond
 // the log move on.
 const passedGrace = 50 * time.Millisecond
 
+// readPast says the follower has read requests answered after t.
+func (a *auditLog) readPast(t time.Time) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.latest.After(t)
+}
+
 // movedOn says the log has answered revisions after rev, in requests
 // answered more than passedGrace after since.
 func (a *auditLog) movedOn(rev int64, since time.Time) bool {
@@ -377,6 +389,15 @@ func (ev *auditEvent) dryRun() bool {
 	_, query, _ := strings.Cut(ev.RequestURI, "?")
 	v, err := url.ParseQuery(query)
 	return err == nil && v.Has("dryRun")
+}
+
+// refused reports whether the apiserver refused the request (an error
+// status): it wrote nothing, so it is no write, deletion or time of the
+// timeline's. An Operator that patches an object its own write has just
+// deleted gets a 404 whose Status names no object: taken for a write, it
+// hid the write that ended the object's deletion (finishedBy).
+func (ev *auditEvent) refused() bool {
+	return ev.ResponseStatus != nil && ev.ResponseStatus.Code >= 400
 }
 
 // uid is the uid of the object the request answered ("": none).

@@ -224,14 +224,17 @@ func TestFinishedBy(t *testing.T) {
 {"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.180000Z","verb":"delete","requestURI":"/apis/auth.ilinux.io/v1/namespaces/a/users/bob?dryRun=All","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"bob"},"responseObject":{"metadata":{"uid":"bob-1"}}}
 {"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.190000Z","verb":"patch","requestURI":"/apis/auth.ilinux.io/v1/namespaces/a/users/bob?dryRun=All\u0026fieldManager=kubectl-patch","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"bob"},"responseObject":{"metadata":{"uid":"bob-1"}}}
 {"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.200000Z","verb":"delete","requestURI":"/apis/auth.ilinux.io/v1/namespaces/a/users/bob","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"bob"},"responseObject":{"metadata":{"uid":"bob-1"}}}
-{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:03.500000Z","verb":"patch","user":{"username":"admin"},"userAgent":"user-operator/v0.0.0 (linux/amd64) kubernetes/$Format","objectRef":{"resource":"users","namespace":"a","name":"bob"},"responseObject":{"metadata":{"uid":"bob-1"}}}
+{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:03.500000Z","verb":"patch","user":{"username":"admin"},"userAgent":"user-operator/v0.0.0 (linux/amd64) kubernetes/$Format","objectRef":{"resource":"users","namespace":"a","name":"bob"},"responseStatus":{"metadata":{},"code":200},"responseObject":{"metadata":{"uid":"bob-1"}}}
+{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:03.510000Z","verb":"patch","user":{"username":"admin"},"userAgent":"user-operator/v0.0.0 (linux/amd64) kubernetes/$Format","objectRef":{"resource":"users","namespace":"a","name":"bob"},"responseStatus":{"metadata":{},"status":"Failure","reason":"NotFound","code":404},"responseObject":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","reason":"NotFound","code":404}}
+{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:03.520000Z","verb":"delete","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"carol"},"responseStatus":{"metadata":{},"status":"Failure","reason":"NotFound","code":404},"responseObject":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","reason":"NotFound","code":404}}
 `
 	if _, err := f.WriteString(lines); err != nil {
 		t.Fatal(err)
 	}
 	waitSeen(t, a, int64(len(lines)))
+	// The Operator's patch after it (a 404: bob was gone) wrote nothing.
 	if got, ok := a.finishedBy("users", "a", "bob", "bob-1"); !ok || got != "user-operator" {
-		t.Errorf("finished the deletion of users/a/bob: %q, %v; want user-operator", got, ok)
+		t.Errorf("finished the deletion of users/a/bob: %q, %v; want user-operator (a refused patch after it is no write)", got, ok)
 	}
 	if got, ok := a.finishedBy("users", "a", "alice", "alice-1"); ok {
 		t.Errorf("users/a/alice, updated but never deleted: %q, want none", got)
@@ -242,6 +245,9 @@ func TestFinishedBy(t *testing.T) {
 	if got, ok := a.finishedBy("users", "a", "carol", "carol-1"); ok {
 		t.Errorf("users/a/carol, never updated: %q", got)
 	}
+	if got := a.who("users", "a", "carol", 10*time.Millisecond); got != "" {
+		t.Errorf("users/a/carol, whose deletion was refused (404): deleted by %q, want none", got)
+	}
 	if got := a.who("users", "a", "bob", time.Second); got != "you (kubectl)" {
 		t.Errorf("the deletion request of users/a/bob: %q, want you (kubectl): finishedBy does not claim it", got)
 	}
@@ -249,5 +255,67 @@ func TestFinishedBy(t *testing.T) {
 	// deletion: bob's one deletion request is claimed, and then none is left.
 	if got := a.who("users", "a", "bob", 10*time.Millisecond); got != "" {
 		t.Errorf("a second deletion of users/a/bob: %q, want none: a dry run is no deletion", got)
+	}
+}
+
+// The end of a deletion that finalizers held waits for the write that
+// took them off as long as the follower has not read the log past the
+// moment the watch told of it: a follower that reads late under load
+// still names the Operator. A log read well past that moment without such
+// a write gives up at once.
+func TestFinishedByWaitsForALateLog(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.log")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a := followAudit(ctx, path)
+	<-a.ready
+	line := func(at time.Time, verb, agent, name, uid string) string {
+		return `{"stage":"ResponseComplete","stageTimestamp":"` + at.UTC().Format(time.RFC3339Nano) + `","verb":"` + verb +
+			`","user":{"username":"admin"},"userAgent":"` + agent + `","objectRef":{"resource":"users","namespace":"a","name":"` + name +
+			`"},"responseObject":{"metadata":{"uid":"` + uid + `"}}}` + "\n"
+	}
+	start := time.Now()
+	if _, err := f.WriteString(line(start.Add(-time.Second), "delete", "kubectl/v1.37.2", "bob", "bob-1") +
+		line(start.Add(-time.Second), "delete", "kubectl/v1.37.2", "carol", "carol-1")); err != nil {
+		t.Fatal(err)
+	}
+	w := &watcher{audit: a, auditWait: 5 * time.Millisecond} // gives up after finalizedWaits × 5ms = 80ms, unless...
+	bob := Event{Verb: Delete, Kind: "User", Namespace: "a", Name: "bob", Actor: "?", arrived: time.Now()}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		w.fromAudit(&bob, "users", false, true, "bob-1", true)
+	}()
+	// The log is read late: the Operator's write, answered when the watch
+	// said bob was gone, is read only after the watcher's own wait.
+	for past := bob.arrived.Add(2 * finalizedWaits * w.auditWait); time.Now().Before(past); {
+		select {
+		case <-done:
+			t.Fatalf("the end of bob's deletion gave up after %s, by %q: the log was not read past its moment", time.Since(bob.arrived), bob.Actor)
+		case <-time.After(time.Until(past)):
+		}
+	}
+	if _, err := f.WriteString(line(bob.arrived, "patch", "user-operator/v0.0.0 (linux/amd64) kubernetes/$Format", "bob", "bob-1")); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	if bob.Actor != "user-operator" {
+		t.Errorf("the end of bob's deletion, the log read late: by %q, want user-operator", bob.Actor)
+	}
+	// carol's deletion ended by no write the log has; the log has been
+	// read past its moment (bob's patch, later): the wait ends at once.
+	carol := Event{Verb: Delete, Kind: "User", Namespace: "a", Name: "carol", Actor: "?", arrived: bob.arrived.Add(-2 * finalizedPast)}
+	begin := time.Now()
+	w.fromAudit(&carol, "users", false, true, "carol-1", true)
+	if carol.Actor != "?" {
+		t.Errorf("carol's deletion, ended by no write of the log: by %q, want ?", carol.Actor)
+	}
+	if waited := time.Since(begin); waited > auditMemory/2 {
+		t.Errorf("a log read past carol's moment was waited on for %s", waited)
 	}
 }

@@ -72,7 +72,17 @@ const defaultAuditWait = streamHold / auditShare
 // times longer for the audit log to name the write that ended it, which
 // the apiserver logs only once the deletion is done (a line that comes
 // late is shown late): lessons check who took the last finalizer off.
+// It waits on, up to auditMemory, while the log has not been read past
+// the moment the watch said so (finalizedPast later, in the log's own
+// stage timestamps): a follower that reads the log late under load has
+// not seen the write yet, and giving up then left the line's author
+// unknown for good.
 const finalizedWaits = 16
+
+// finalizedPast: the write that ended a deletion is answered, and logged,
+// about when its watch event arrives; a log read this far past that
+// moment without it has none.
+const finalizedPast = time.Second
 
 // auditShare: a line of a lab's Stream waits at most 1/auditShare of the
 // stream's hold for the audit log.
@@ -246,8 +256,10 @@ func (w *watcher) record(e Event, c Change, obj *unstructured.Unstructured) {
 	// A deletion that waited for finalizers ends with the write that took
 	// the last one off: its line names that write's author.
 	finalized := "" // the uid of an object whose deletion waited for finalizers
+	held := false   // its finalizers held it: the write that took them off is to be named
 	if named && c.Old != nil && c.New == nil && obj.GetDeletionTimestamp() != nil {
 		finalized = string(obj.GetUID())
+		held = len(obj.GetFinalizers()) > 0
 	}
 	if !timed && !named {
 		w.sink.Record(e)
@@ -255,7 +267,7 @@ func (w *watcher) record(e Event, c Change, obj *unstructured.Unstructured) {
 		return
 	}
 	go func() {
-		w.fromAudit(&e, c.Resource.Resource, timed, named, finalized)
+		w.fromAudit(&e, c.Resource.Resource, timed, named, finalized, held)
 		w.sink.Record(e)
 		w.tell(c, &e)
 	}()
@@ -270,12 +282,23 @@ func (w *watcher) record(e Event, c Change, obj *unstructured.Unstructured) {
 // dates e when nothing else does, or, for the end of a deletion that
 // waited for finalizers (finalized: the object's uid), by the author of the
 // write that took the last one off.
-func (w *watcher) fromAudit(e *Event, resource string, timed, named bool, finalized string) {
+func (w *watcher) fromAudit(e *Event, resource string, timed, named bool, finalized string, held bool) {
 	deadline := e.arrived.Add(w.auditWait)
 	if finalized != "" {
 		// The write that took the last finalizer off is logged when the
 		// deletion it caused is done: later than the watch says so.
 		deadline = e.arrived.Add(finalizedWaits * w.auditWait)
+	}
+	// gaveUp says the wait is over: for the end of a deletion that its
+	// finalizers held (held: the object went with them still listed, as
+	// the watch tells the last state stored), only once the log has been
+	// read past its moment too.
+	gaveUp := func() bool {
+		now := time.Now()
+		if !held || !named {
+			return now.After(deadline)
+		}
+		return now.After(e.arrived.Add(auditMemory)) || now.After(deadline) && w.audit.readPast(e.arrived.Add(finalizedPast))
 	}
 	var stamp time.Time
 	for {
@@ -304,7 +327,7 @@ func (w *watcher) fromAudit(e *Event, resource string, timed, named bool, finali
 				}
 			}
 		}
-		if (!timed && !named) || time.Now().After(deadline) {
+		if (!timed && !named) || gaveUp() {
 			return
 		}
 		time.Sleep(5 * time.Millisecond)
