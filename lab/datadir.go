@@ -51,7 +51,7 @@ func checkDataDir(dataDir string, v multicall.Versions) error {
 	if v.Kubernetes == "" || v.Etcd == "" {
 		return nil // a build without module versions (go run): nothing to compare
 	}
-	if minor(m.Kubernetes) != minor(v.Kubernetes) || minor(m.Etcd) != minor(v.Etcd) {
+	if kubeminor.Of(m.Kubernetes) != kubeminor.Of(v.Kubernetes) || etcdMinor(m.Etcd) != etcdMinor(v.Etcd) {
 		if other := kubeminor.Of(m.Kubernetes); other != kubeminor.Of(v.Kubernetes) && kubeminor.Patch(other) != "" {
 			return lang.Errorf("%w: %s holds the data of Kubernetes %s (etcd %s), written by crdlab %s; this lab runs Kubernetes %s (etcd %s) and does not start on it; it was left as it is: start it with --kubernetes %s, or use another --data-dir",
 				ErrDataDir, dataDir, m.Kubernetes, m.Etcd, m.Crdlab, v.Kubernetes, v.Etcd, other)
@@ -62,8 +62,9 @@ func checkDataDir(dataDir string, v multicall.Versions) error {
 	return nil
 }
 
-// minor returns "v1.37" of "v1.37.2".
-func minor(version string) string {
+// etcdMinor returns "v3.7" of etcd's "v3.7.1" (a Kubernetes version's
+// minor is kubeminor's to read).
+func etcdMinor(version string) string {
 	parts := strings.SplitN(version, ".", 3)
 	if len(parts) < 2 {
 		return version
