@@ -66,13 +66,6 @@ var _ = Describe("every path through the course", func() {
 	}
 })
 
-// knownStuck are tasks (lesson: task) on which a learner may still be
-// stuck on some paths, each with what is wrong: found by this test, not
-// yet fixed, and said in issue 50's note. The path plays the task's hints
-// and right answer, and names the defect instead of checking its verdict.
-var knownStuck = map[string]string{
-}
-
 // coursePath is one way to arrive at a lesson.
 type coursePath struct {
 	lesson  string
@@ -245,11 +238,6 @@ func playOnPath(ctx context.Context, name, ns string, hints bool) {
 		stop := func() {}
 		if a.Controller != "" {
 			stop = runLearnerController(ctx, a.Controller, ns)
-		}
-		if reason, known := knownStuck[name+": "+st.Name]; known {
-			By("not checked, a known defect to fix (issue 50's note): " + reason)
-			stop()
-			continue
 		}
 		passes(ctx, p, st.Task, task.Task, a)
 		stop()
