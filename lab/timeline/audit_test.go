@@ -24,6 +24,23 @@ func TestAuditActor(t *testing.T) {
 	}
 }
 
+// followedLog returns an empty audit log, and its follower once ready,
+// both ending with the test.
+func followedLog(t *testing.T) (*os.File, *auditLog) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "audit.log")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	a := followAudit(ctx, path)
+	<-a.ready
+	return f, a
+}
+
 // followAudit reads what is appended to the log, also lines written in
 // pieces, and names the deleter of an object or of a collection.
 func TestFollowAudit(t *testing.T) {
@@ -137,16 +154,7 @@ func TestFollowAuditRotation(t *testing.T) {
 // found by its Pod; a revision the log has moved on from (later revisions,
 // answered passedGrace after it) without answering it is not waited for.
 func TestAuditTimes(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "audit.log")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	a := followAudit(ctx, path)
-	<-a.ready
+	f, a := followedLog(t)
 	for _, line := range []string{
 		`{"stage":"ResponseComplete","verb":"update","stageTimestamp":"2026-12-04T10:00:00.000010Z","objectRef":{"resource":"deployments","namespace":"a","name":"web"},"responseObject":{"metadata":{"resourceVersion":"10"}}}`,
 		`{"stage":"ResponseComplete","verb":"update","stageTimestamp":"2026-12-04T10:00:00.000011Z","objectRef":{"resource":"deployments","namespace":"a","name":"web"},"responseObject":{"metadata":{"resourceVersion":"10"}}}`,
@@ -207,16 +215,7 @@ func TestAuditTimes(t *testing.T) {
 // kubectl patch), not the deletion request, and only an update read close
 // to the watch's word that the object is gone.
 func TestFinishedBy(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "audit.log")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	a := followAudit(ctx, path)
-	<-a.ready
+	f, a := followedLog(t)
 	lines := `{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:00.100000Z","verb":"patch","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"alice"},"responseObject":{"metadata":{"uid":"alice-1"}}}
 {"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.100000Z","verb":"delete","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"dave"},"responseObject":{"metadata":{"uid":"dave-1"}}}
 {"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.120000Z","verb":"patch","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"dave"},"responseObject":{"metadata":{"uid":"dave-1"}}}
@@ -264,16 +263,7 @@ func TestFinishedBy(t *testing.T) {
 // still names the Operator. A log read well past that moment without such
 // a write gives up at once.
 func TestFinishedByWaitsForALateLog(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "audit.log")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	a := followAudit(ctx, path)
-	<-a.ready
+	f, a := followedLog(t)
 	line := func(at time.Time, verb, agent, name, uid string) string {
 		return `{"stage":"ResponseComplete","stageTimestamp":"` + at.UTC().Format(time.RFC3339Nano) + `","verb":"` + verb +
 			`","user":{"username":"admin"},"userAgent":"` + agent + `","objectRef":{"resource":"users","namespace":"a","name":"` + name +
