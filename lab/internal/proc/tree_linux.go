@@ -38,6 +38,12 @@ func readProcess(pid int) (Process, error) {
 		return p, err
 	}
 	p.Name = filepath.Base(strings.SplitN(string(cmdline), "\x00", 2)[0])
+	if len(cmdline) == 0 {
+		// A process in the middle of its exec (its new arguments not laid
+		// out yet: a child that cmd.Start has just returned) or a zombie
+		// has none: the file it runs names it then.
+		p.Name = exeName(pid)
+	}
 	status, err := readKB(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return p, err
@@ -47,6 +53,16 @@ func readProcess(pid int) (Process, error) {
 		p.PSS = rollup["Pss"]
 	}
 	return p, nil
+}
+
+// exeName is the name of the file process pid runs, or its comm (the
+// kernel's name of it) when that cannot be read.
+func exeName(pid int) string {
+	if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err == nil {
+		return filepath.Base(strings.TrimSuffix(exe, " (deleted)"))
+	}
+	comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+	return strings.TrimSpace(string(comm))
 }
 
 // readKB reads the "Key: N kB" lines of a /proc file, in bytes.

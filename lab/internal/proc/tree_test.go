@@ -1,11 +1,14 @@
 package proc
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 )
 
 func TestTreeFindsAChildWithItsNameAndMemory(t *testing.T) {
@@ -83,5 +86,42 @@ func TestArgv0(t *testing.T) {
 				t.Errorf("argv0(%q) = %q, want %q", tc.procargs2, got, tc.want)
 			}
 		})
+	}
+}
+
+// A process whose arguments cannot be read (a zombie; a child in the
+// middle of the exec that cmd.Start has just returned from, as a test saw
+// under load) is named by the file it runs, or the kernel's name of it,
+// never ".".
+func TestProcessWithoutArgumentsIsNamed(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	cmd := exec.Command("true")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Wait() })
+	pid := cmd.Process.Pid
+	deadline := time.Now().Add(10 * time.Second)
+	for { // until it has exited, unreaped: a zombie, whose cmdline is empty
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, after, ok := strings.Cut(string(stat), ") "); ok && strings.HasPrefix(after, "Z") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d did not exit: %s", pid, stat)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	p, err := readProcess(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Name != "true" {
+		t.Errorf("a zombie's name = %q, want true", p.Name)
 	}
 }
