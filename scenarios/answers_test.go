@@ -68,7 +68,10 @@ type answer struct {
 	Operator yaml.Node `yaml:"operator"`
 	// Crdlab is what crdlab itself wrote, before Do's steps: another
 	// lesson's steps, the lab's own objects (played as the lesson's own
-	// steps are).
+	// steps are). An answer with crdlab steps arrives from another path
+	// (fromAnotherPath): the state another lesson, another path through
+	// the course, or the lab left, which the task must judge as it judges
+	// the learner's own.
 	Crdlab yaml.Node `yaml:"crdlab"`
 	// Refused: the apiserver refuses the learner's write itself.
 	Refused bool `yaml:"refused"`
@@ -296,7 +299,7 @@ func playAnswers(ctx context.Context, name string) {
 		played[task.Task] = true
 		Expect(len(task.Right)).To(BeNumerically(">=", 2), "%s: task %q: want right answers written differently", name, task.Task)
 		Expect(len(task.Wrong)).To(BeNumerically(">=", 2), "%s: task %q: want wrong answers of each kind", name, task.Task)
-		Expect(wantedKinds(st.Task, task)).To(BeEmpty(), "%s: task %q: the table lacks wrong answers of these kinds", name, task.Task)
+		Expect(tableLacks(name, st.Task, task)).To(BeEmpty(), "%s: task %q: the table lacks", name, task.Task)
 		reset := func() {
 			GinkgoHelper()
 			Expect(play(ctx, p, name, task.Task+": before", task.Before, ns.Name)).To(Succeed(), "%s: task %q: before", name, task.Task)
@@ -359,6 +362,42 @@ func playAnswers(ctx context.Context, name string) {
 	for _, t := range table.Tasks {
 		Expect(played).To(HaveKey(t.Task), "%s: the table has answers for %q, which is no task of the lesson", name, t.Task)
 	}
+}
+
+// noActor lists the tasks ("lesson: task") whose checks name no actor,
+// each with the reason no actor can be named: none today. Every other
+// task has a check with by or notBy (who must have done the work, or who
+// must not have), and so a "wrong cause" answer.
+var noActor = map[string]string{}
+
+// fromAnotherPath says whether an answer (right or wrong) arrives from
+// another path: it has crdlab steps (the state another lesson, another
+// path through the course, or the lab left, written as crdlab writes it),
+// or it is of kind "after a reset" (the lab started again since the tasks
+// before were done).
+func fromAnotherPath(a answer) bool {
+	return (a.Crdlab.Kind != 0 && len(a.Crdlab.Content) > 0) || a.Kind == "after a reset"
+}
+
+// tableLacks returns what a task's table lacks, which every lesson's table
+// must have: the kinds of wrong answer its checks call for (wantedKinds);
+// a check that names who did it (by or notBy), unless noActor says why
+// none can; and an answer, right or wrong, from another path
+// (fromAnotherPath).
+func tableLacks(lesson string, t *scenarios.Task, table answerTask) []string {
+	var lacks []string
+	if kinds := wantedKinds(t, table); len(kinds) > 0 {
+		lacks = append(lacks, fmt.Sprintf("wrong answers of kinds %q", kinds))
+	}
+	named := slices.ContainsFunc(t.Check, func(c scenarios.Check) bool { return c.By != "" || len(c.NotBy) > 0 })
+	if _, exempt := noActor[lesson+": "+table.Task]; !named && !exempt {
+		lacks = append(lacks, "a check that names who must have done the work (by or notBy)")
+	}
+	all := slices.Concat(table.Right, table.Wrong)
+	if !slices.ContainsFunc(all, fromAnotherPath) {
+		lacks = append(lacks, `an answer from another path (crdlab steps, or kind "after a reset")`)
+	}
+	return lacks
 }
 
 // wantedKinds returns the kinds of wrong answer a task's checks call for
@@ -547,9 +586,10 @@ func TestAnswersOfIssue38(t *testing.T) {
 }
 
 // Every lesson's table decodes (strictly), each wrong answer is of a kind
-// the suite knows, and each task whose checks call for a kind of wrong
-// answer (a wrong cause, a vacuous one) has one: found without a lab,
-// before the suite plays them.
+// the suite knows, and every task of the lesson has its answers, with what
+// tableLacks demands: a check that names who did the work, a "wrong cause"
+// answer for it, a "vacuous" one for a check over a set, and an answer from
+// another path. Found without a lab, before the suite plays them.
 func TestAnswerTablesDecode(t *testing.T) {
 	for _, name := range scenarios.LessonNames() {
 		data, err := os.ReadFile(filepath.Join("lessons", "_answers", name+".yaml"))
@@ -573,13 +613,24 @@ func TestAnswerTablesDecode(t *testing.T) {
 					t.Errorf("%s: %q: kind %q, want one of %q", name, a.Name, a.Kind, wrongKinds)
 				}
 			}
-			for _, st := range lesson.Spec.Steps {
-				if st.Task != nil && st.Name == task.Task {
-					if lacks := wantedKinds(st.Task, task); len(lacks) > 0 {
-						t.Errorf("%s: task %q: the table lacks wrong answers of kinds %q", name, task.Task, lacks)
-					}
-				}
+		}
+		for _, st := range lesson.Spec.Steps {
+			if st.Task == nil {
+				continue
 			}
+			at := slices.IndexFunc(table.Tasks, func(t answerTask) bool { return t.Task == st.Name })
+			if at < 0 {
+				t.Errorf("%s: task %q has no answers in the table", name, st.Name)
+				continue
+			}
+			for _, lacks := range tableLacks(name, st.Task, table.Tasks[at]) {
+				t.Errorf("%s: task %q: the table lacks %s", name, st.Name, lacks)
+			}
+		}
+	}
+	for task, why := range noActor {
+		if why == "" {
+			t.Errorf("noActor: %q names no reason", task)
 		}
 	}
 }

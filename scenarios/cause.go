@@ -178,7 +178,11 @@ func (r *runner) caughtUp(ctx context.Context) {
 }
 
 // deletedBy checks who deleted the object of an absent check: the
-// timeline's last DELETE line of it.
+// timeline's last DELETE line of it and, for an object held by finalizers,
+// the line of its deletion's request too. Both deleted it: who asked for
+// the deletion (kubectl delete user alice) and who ended it (the Operator
+// that took the last finalizer off); by holds when either is its actor,
+// notBy when neither is.
 func (r *runner) deletedBy(c *format.Check) string {
 	l := r.s.Lang()
 	ref := r.ref(c.Expect.Resource)
@@ -187,10 +191,13 @@ func (r *runner) deletedBy(c *format.Check) string {
 		ns = r.ns
 	}
 	r.mu.Lock()
-	e, ok := r.deletions[deletedKey(ref.Kind, ns, ref.Name)]
+	key := deletedKey(ref.Kind, ns, ref.Name)
+	e, ok := r.deletions[key]
 	if !ok {
-		e, ok = r.deletions[deletedKey(ref.Kind, "", ref.Name)]
+		key = deletedKey(ref.Kind, "", ref.Name)
+		e, ok = r.deletions[key]
 	}
+	asked, wasAsked := r.asked[key]
 	r.mu.Unlock()
 	what := format.RefWhat(ref)
 	if !ok || actorOfLine(e.Actor) == "" || strings.HasPrefix(e.Detail, "deletion requested") {
@@ -198,10 +205,14 @@ func (r *runner) deletedBy(c *format.Check) string {
 		// is gone, so a line of its end is to come.
 		return l.Msgf("%s is gone, but the timeline has not said who deleted it (yet)", what)
 	}
-	if wants(c, []string{actorOfLine(e.Actor)}) {
+	who := []string{e.Actor}
+	if wasAsked && actorOfLine(asked.Actor) != "" && asked.Actor != e.Actor {
+		who = []string{asked.Actor, e.Actor}
+	}
+	if wants(c, actorsOf(who, actorOfLine)) {
 		return ""
 	}
-	return r.wrongCause(what, "deleted", []string{e.Actor}, actorOfLine, c)
+	return r.wrongCause(what, "deleted", who, actorOfLine, c)
 }
 
 // writtenBy checks who wrote the fields of the objects an expect reads:
@@ -344,6 +355,7 @@ func (r *runner) recordDeletion(e timeline.Event) {
 	key := deletedKey(e.Kind, e.Namespace, e.Name)
 	if e.Verb == timeline.Create {
 		delete(r.deletions, key)
+		delete(r.asked, key)
 		if r.createdAt == nil {
 			r.createdAt = map[string]int64{}
 		}
@@ -367,5 +379,11 @@ func (r *runner) recordDeletion(e timeline.Event) {
 	// An object held by finalizers has two lines: its deletion requested,
 	// named by its request, and its end, named by the write that took
 	// the last finalizer off (unknown, if the log did not say in time).
+	if strings.HasPrefix(e.Detail, "deletion requested") {
+		if r.asked == nil {
+			r.asked = map[string]timeline.Event{}
+		}
+		r.asked[key] = e
+	}
 	r.deletions[key] = e
 }

@@ -141,3 +141,42 @@ func TestRecordDeletionKeepsTheObjectCreatedSince(t *testing.T) {
 		t.Errorf("the new bob's deletion: %+v, want the line of revision 20", e)
 	}
 }
+
+// A deletion held by finalizers has two authors: who asked for it and who
+// took the last finalizer off. A check's by holds when either is its
+// actor, its notBy when neither is; a deletion asked for by crdlab and
+// ended by the learner's Operator is not the learner's.
+func TestDeletedByReadsTheRequestToo(t *testing.T) {
+	line := func(verb, actor, detail string, rev int64) timeline.Event {
+		return timeline.Event{Verb: verb, Kind: "User", Namespace: "a", Name: "alice", Actor: actor, Detail: detail, Revision: rev}
+	}
+	ref := &format.ObjectRef{APIVersion: "auth.ilinux.io/v1beta1", Kind: "User", Name: "alice", Namespace: "a"}
+	for _, tc := range []struct {
+		asker, ender string
+		check        format.Check
+		pass         bool
+	}{
+		{"you (kubectl)", "user-operator", format.Check{By: ActorLearner}, true},
+		{"you (kubectl)", "user-operator", format.Check{By: ActorLearnerController}, true},
+		{"you (scenario)", "user-operator", format.Check{By: ActorLearner}, false},
+		{"you (kubectl)", "you (kubectl)", format.Check{By: ActorLearnerController}, false},
+		{"you (scenario)", "user-operator", format.Check{NotBy: []string{ActorCrdlab}}, false},
+		{"you (kubectl)", "user-operator", format.Check{NotBy: []string{ActorCrdlab}}, true},
+	} {
+		r := newTestRunner(t)
+		r.recordDeletion(line(timeline.Create, "you (kubectl)", "", 10))
+		r.recordDeletion(line(timeline.Delete, tc.asker, "deletion requested (graceful)", 11))
+		r.recordDeletion(line(timeline.Delete, tc.ender, "", 12))
+		c := tc.check
+		c.Expect = &format.Expect{Resource: ref, Absent: true}
+		why := r.deletedBy(&c)
+		if (why == "") != tc.pass {
+			t.Errorf("asked by %s, ended by %s, by %q notBy %q: %q, want pass %v", tc.asker, tc.ender, c.By, c.NotBy, why, tc.pass)
+		}
+	}
+}
+
+func newTestRunner(t *testing.T) *runner {
+	t.Helper()
+	return &runner{s: &Scenario{}, ns: "a", deletions: map[string]timeline.Event{}, asked: map[string]timeline.Event{}}
+}

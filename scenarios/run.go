@@ -61,6 +61,7 @@ type runner struct {
 	restores  map[string]restore            // what expectRestored checks deleted
 	deletions map[string]timeline.Event     // the last DELETE line of each object (kind/ns/name)
 	createdAt map[string]int64              // the revision of the last CREATE line of each object (kind/ns/name)
+	asked     map[string]timeline.Event     // the line of a deletion's request, of each object held by finalizers (kind/ns/name)
 	// manager is the field manager of the steps' writes, and dyn's user
 	// agent: the scenario's (FieldManager), or, as an answer table plays
 	// a learner, kubectl's.
@@ -89,6 +90,7 @@ func newRunner(s *Scenario, target Target, opts Options) (*runner, error) {
 		restores:  map[string]restore{},
 		deletions: map[string]timeline.Event{},
 		createdAt: map[string]int64{},
+		asked:     map[string]timeline.Event{},
 		manager:   FieldManager,
 	}, nil
 }
