@@ -249,7 +249,16 @@ func (r *runner) writtenBy(ctx context.Context, c *format.Check) string {
 			managers := managersOf(&o, p)
 			field := strings.Join(p, ".")
 			if len(managers) == 0 {
-				return l.Msgf("%s: no writer of %s is in its managedFields", what, field)
+				// A field the object no longer has: who took it out is
+				// on the timeline's line of that write.
+				rm, ok := r.removal(o.GetKind(), o.GetNamespace(), o.GetName(), field)
+				switch {
+				case !ok:
+					return l.Msgf("%s: no writer of %s is in its managedFields", what, field)
+				case !wants(c, []string{actorOfLine(rm.Actor)}):
+					return r.wrongCause(l.Msgf("%s of %s", field, what), "removed", []string{rm.Actor}, actorOfLine, c)
+				}
+				continue
 			}
 			if !wants(c, actorsOf(managers, actorOfManager)) {
 				return r.wrongCause(l.Msgf("%s of %s", field, what), "written", managers, actorOfManager, c)
@@ -261,7 +270,7 @@ func (r *runner) writtenBy(ctx context.Context, c *format.Check) string {
 
 // wrongCause says who did it instead: "configmap/user-alice was deleted by
 // you (kubectl), not by the garbage collector". done is what was done:
-// made, deleted or written.
+// made, deleted, removed (a field taken out) or written.
 func (r *runner) wrongCause(what, done string, who []string, actorOf func(string) string, c *format.Check) string {
 	l := r.s.Lang()
 	by := r.whoWords(who, actorOf)
@@ -271,6 +280,8 @@ func (r *runner) wrongCause(what, done string, who []string, actorOf func(string
 			return l.Msgf("%s was made by %s, not by %s", what, by, r.actorWords(c.By))
 		case "deleted":
 			return l.Msgf("%s was deleted by %s, not by %s", what, by, r.actorWords(c.By))
+		case "removed":
+			return l.Msgf("%s was removed by %s, not by %s", what, by, r.actorWords(c.By))
 		}
 		return l.Msgf("%s was written by %s, not by %s", what, by, r.actorWords(c.By))
 	}
@@ -279,6 +290,8 @@ func (r *runner) wrongCause(what, done string, who []string, actorOf func(string
 		return l.Msgf("%s was made by %s, which this task does not count", what, by)
 	case "deleted":
 		return l.Msgf("%s was deleted by %s, which this task does not count", what, by)
+	case "removed":
+		return l.Msgf("%s was removed by %s, which this task does not count", what, by)
 	}
 	return l.Msgf("%s was written by %s, which this task does not count", what, by)
 }
@@ -345,6 +358,49 @@ func leafPaths(v map[string]any, prefix []string) [][]string {
 		out = append(out, p)
 	}
 	return out
+}
+
+// recordRemovals keeps, for each field a timeline line took out of an
+// object (its Removed), that line: who removed a field is in no
+// managedFields entry. An object created again starts with none. Called
+// with r.mu held.
+func (r *runner) recordRemovals(e timeline.Event) {
+	key := deletedKey(e.Kind, e.Namespace, e.Name)
+	if e.Verb == timeline.Create || e.Verb == timeline.Delete {
+		delete(r.removals, key)
+		return
+	}
+	if len(e.Removed) == 0 {
+		return
+	}
+	if r.removals == nil {
+		r.removals = map[string]map[string]timeline.Event{}
+	}
+	if r.removals[key] == nil {
+		r.removals[key] = map[string]timeline.Event{}
+	}
+	for _, f := range e.Removed {
+		r.removals[key][f] = e
+	}
+}
+
+// removal returns the line that took field (a path) out of the object,
+// or a field that held it.
+func (r *runner) removal(kind, ns, name, field string) (timeline.Event, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	byField := r.removals[deletedKey(kind, ns, name)]
+	for f := field; f != ""; {
+		if e, ok := byField[f]; ok {
+			return e, true
+		}
+		i := strings.LastIndex(f, ".")
+		if i < 0 {
+			break
+		}
+		f = f[:i]
+	}
+	return timeline.Event{}, false
 }
 
 // recordDeletion keeps the timeline's last DELETE line of each object, for

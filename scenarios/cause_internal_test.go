@@ -180,3 +180,31 @@ func newTestRunner(t *testing.T) *runner {
 	t.Helper()
 	return &runner{s: &Scenario{}, ns: "a", deletions: map[string]timeline.Event{}, asked: map[string]timeline.Event{}}
 }
+
+// Who took a field out of an object is in no managedFields entry: the
+// runner keeps the line of the write that removed it (its Removed), found
+// by the field or a field that held it, forgotten when the object is made
+// again.
+func TestRemovalIsTheLineThatTookTheFieldOut(t *testing.T) {
+	r := &runner{}
+	line := func(verb, actor string, removed ...string) timeline.Event {
+		return timeline.Event{Verb: verb, Kind: "ConfigMap", Namespace: "a", Name: "user-directory", Actor: actor, Removed: removed}
+	}
+	r.recordRemovals(line(timeline.Create, "you (scenario)"))
+	r.recordRemovals(line(timeline.Update, "you (kubectl)", "data.bob"))
+	r.recordRemovals(line(timeline.Update, "user-operator")) // writes alice's entry again: removes nothing
+	if e, ok := r.removal("ConfigMap", "a", "user-directory", "data.bob"); !ok || e.Actor != "you (kubectl)" {
+		t.Errorf("data.bob removed by: %+v, %v; want the kubectl line", e, ok)
+	}
+	r.recordRemovals(line(timeline.Update, "user-operator", "data"))
+	if e, ok := r.removal("ConfigMap", "a", "user-directory", "data.carol"); !ok || e.Actor != "user-operator" {
+		t.Errorf("data.carol, in the data taken out whole: %+v, %v; want the Operator's line", e, ok)
+	}
+	if e, ok := r.removal("ConfigMap", "a", "other", "data.bob"); ok {
+		t.Errorf("another object's data.bob: %+v, want none", e)
+	}
+	r.recordRemovals(line(timeline.Create, "you (scenario)"))
+	if e, ok := r.removal("ConfigMap", "a", "user-directory", "data.bob"); ok {
+		t.Errorf("the directory made again: data.bob removed by %+v, want none", e)
+	}
+}

@@ -57,11 +57,12 @@ type runner struct {
 	ours      map[string]bool // namespaces of the scenario
 	deleted   map[string]bool // kind/ns/name the scenario deleted
 	created   []*unstructured.Unstructured
-	stopped   []func(context.Context) error // undo of lab steps, in order
-	restores  map[string]restore            // what expectRestored checks deleted
-	deletions map[string]timeline.Event     // the last DELETE line of each object (kind/ns/name)
-	createdAt map[string]int64              // the revision of the last CREATE line of each object (kind/ns/name)
-	asked     map[string]timeline.Event     // the line of a deletion's request, of each object held by finalizers (kind/ns/name)
+	stopped   []func(context.Context) error        // undo of lab steps, in order
+	restores  map[string]restore                   // what expectRestored checks deleted
+	deletions map[string]timeline.Event            // the last DELETE line of each object (kind/ns/name)
+	removals  map[string]map[string]timeline.Event // per object (kind/ns/name), the line that took each field out
+	createdAt map[string]int64                     // the revision of the last CREATE line of each object (kind/ns/name)
+	asked     map[string]timeline.Event            // the line of a deletion's request, of each object held by finalizers (kind/ns/name)
 	// manager is the field manager of the steps' writes, and dyn's user
 	// agent: the scenario's (FieldManager), or, as an answer table plays
 	// a learner, kubectl's.

@@ -275,6 +275,7 @@ func (r *runner) record(e timeline.Event) {
 	}
 	if keep {
 		r.recordDeletion(e)
+		r.recordRemovals(e)
 	}
 	r.mu.Unlock()
 	tl := &r.tl

@@ -66,6 +66,7 @@ type auditLog struct {
 	mu       sync.Mutex
 	deleted  map[string][]deletion // resource/namespace/name (name "" for a collection)
 	times    map[int64]time.Time   // revision → stage timestamp of the write
+	writers  map[int64]string      // revision → who made the write (auditActor)
 	revs     []int64               // the keys of times, oldest first
 	maxRev   int64                 // the highest revision of a response read
 	latest   time.Time             // the latest stage timestamp read
@@ -108,7 +109,7 @@ func auditKey(resource, ns, name string) string { return resource + "/" + ns + "
 // once the apiserver creates it. a.ready is closed once what is written
 // after is sure to be read.
 func followAudit(ctx context.Context, path string) *auditLog {
-	a := &auditLog{deleted: map[string][]deletion{}, times: map[int64]time.Time{}, bound: map[string]time.Time{}, written: map[string]write{}, ready: make(chan struct{})}
+	a := &auditLog{deleted: map[string][]deletion{}, times: map[int64]time.Time{}, writers: map[int64]string{}, bound: map[string]time.Time{}, written: map[string]write{}, ready: make(chan struct{})}
 	go func() {
 		f, err := os.Open(path)
 		if err == nil {
@@ -198,7 +199,7 @@ func (a *auditLog) add(line []byte) {
 	// store's revision when it listed, which some other write made.
 	if ev.ResponseObject != nil && ev.Verb != "deletecollection" {
 		if rev, err := strconv.ParseInt(ev.ResponseObject.Metadata.ResourceVersion, 10, 64); err == nil && rev > 0 {
-			a.remember(rev, ev.StageTimestamp)
+			a.remember(rev, ev.StageTimestamp, auditActor(ev.User.Username, ev.UserAgent))
 		}
 	}
 	ref := ev.ObjectRef
@@ -229,17 +230,27 @@ func (a *auditLog) add(line []byte) {
 // remember records when the write of revision rev was answered. A write
 // that changed nothing answers the revision of the one before: the first
 // answer of a revision is its write's.
-func (a *auditLog) remember(rev int64, at time.Time) {
+func (a *auditLog) remember(rev int64, at time.Time, writer string) {
 	if _, ok := a.times[rev]; ok {
 		return
 	}
 	a.times[rev] = at
+	a.writers[rev] = writer
 	a.maxRev = max(a.maxRev, rev)
 	a.revs = append(a.revs, rev)
 	if len(a.revs) > maxTimes {
 		delete(a.times, a.revs[0])
+		delete(a.writers, a.revs[0])
 		a.revs = a.revs[1:]
 	}
+}
+
+// writerOf returns who made the write of revision rev, "" when the log
+// has not said.
+func (a *auditLog) writerOf(rev int64) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.writers[rev]
 }
 
 func (a *auditLog) rememberBinding(key string, at time.Time) {

@@ -309,3 +309,25 @@ func TestFinishedByWaitsForALateLog(t *testing.T) {
 		t.Errorf("a log read past carol's moment was waited on for %s", waited)
 	}
 }
+
+// The line of a write whose writer managedFields did not date takes its
+// writer from the audit log, by the write's revision.
+func TestUnsureWriterIsTheAuditLogs(t *testing.T) {
+	f, a := followedLog(t)
+	line := `{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.000000Z","verb":"patch","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"configmaps","namespace":"a","name":"user-directory"},"responseObject":{"metadata":{"uid":"d-1","resourceVersion":"42"}}}` + "\n"
+	if _, err := f.WriteString(line); err != nil {
+		t.Fatal(err)
+	}
+	waitSeen(t, a, int64(len(line)))
+	w := &watcher{audit: a, auditWait: time.Second}
+	e := Event{Verb: Update, Kind: "ConfigMap", Namespace: "a", Name: "user-directory", Actor: "user-operator", Revision: 42, writerUnsure: true, arrived: time.Now()}
+	w.fromAudit(&e, "configmaps", true, false, "", false)
+	if e.Actor != "you (kubectl)" {
+		t.Errorf("the removal of bob's key, by revision 42: by %q, want you (kubectl)", e.Actor)
+	}
+	sure := Event{Verb: Update, Kind: "ConfigMap", Namespace: "a", Name: "user-directory", Actor: "user-operator", Revision: 42, arrived: time.Now()}
+	w.fromAudit(&sure, "configmaps", true, false, "", false)
+	if sure.Actor != "user-operator" {
+		t.Errorf("a line sure of its writer: by %q, want it kept (user-operator)", sure.Actor)
+	}
+}

@@ -82,7 +82,7 @@ func TestCompactManagedFields(t *testing.T) {
 	if p[1]["fieldsV1"] == r[1]["fieldsV1"] {
 		t.Errorf("the kubelet's fields changed but kept digest %v", p[1]["fieldsV1"])
 	}
-	if e := changedEntry(pending, running); e == nil || e.Manager != "kubelet" {
+	if e, _ := changedEntry(pending, running); e == nil || e.Manager != "kubelet" {
 		t.Errorf("changedEntry after compacting = %+v, want the kubelet's entry", e)
 	}
 	// Compacting again changes nothing.

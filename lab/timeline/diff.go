@@ -46,7 +46,7 @@ func updateEvent(kind string, old, cur *unstructured.Unstructured) (e Event, cha
 	if len(fields) == 0 {
 		return e, false
 	}
-	entry := changedEntry(old, cur)
+	entry, sure := changedEntry(old, cur)
 	if entry == nil && allUnder(fields, "status") {
 		// The same manager wrote the same status fields within the same
 		// second: managedFields did not change, but only status writers
@@ -89,7 +89,40 @@ func updateEvent(kind string, old, cur *unstructured.Unstructured) (e Event, cha
 		Namespace: cur.GetNamespace(),
 		Name:      cur.GetName(),
 		Detail:    strings.Join(fields, ", "),
+		Removed:   removedFields(old.Object, cur.Object, ""),
+		// Not sure who wrote it: managedFields did not date the writer's
+		// entry; the audit log names it, by the write's revision.
+		writerUnsure: !sure && verb != Bind && verb != Delete,
 	}, true
+}
+
+// removedFields returns the paths of the fields that a has and b does not
+// (a map's key taken out, a field set to null), bookkeeping left out.
+func removedFields(a, b map[string]any, prefix string) []string {
+	var out []string
+	for k, av := range a {
+		path := k
+		if prefix != "" {
+			path = prefix + "." + k
+		}
+		if bookkeeping[path] || path == "metadata.managedFields" {
+			continue
+		}
+		bv, ok := b[k]
+		if !ok || bv == nil {
+			if av != nil {
+				out = append(out, path)
+			}
+			continue
+		}
+		am, aok := av.(map[string]any)
+		bm, bok := bv.(map[string]any)
+		if aok && bok {
+			out = append(out, removedFields(am, bm, path)...)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // actorOf names who made the latest write to obj: its newest managedFields
@@ -120,8 +153,13 @@ func actorOf(obj *unstructured.Unstructured, entry *metav1.ManagedFieldsEntry) (
 }
 
 // changedEntry returns the managedFields entry of cur that is new or
-// differs from old's: the one the write between them touched.
-func changedEntry(old, cur *unstructured.Unstructured) *metav1.ManagedFieldsEntry {
+// differs from old's: the one the write between them touched. An entry
+// that changed with its time kept lost fields to another's write (a key
+// another client removed from a map it owns: the apiserver dates only the
+// entry of the client that wrote); it is returned, not sure, only when no
+// entry was written (a write that only removes fields leaves its own
+// client no entry).
+func changedEntry(old, cur *unstructured.Unstructured) (entry *metav1.ManagedFieldsEntry, sure bool) {
 	before := map[string]map[string]any{}
 	key := func(e map[string]any) string {
 		return str(e, "manager") + "/" + str(e, "operation") + "/" + str(e, "subresource")
@@ -129,13 +167,20 @@ func changedEntry(old, cur *unstructured.Unstructured) *metav1.ManagedFieldsEntr
 	for _, e := range managedFields(old) {
 		before[key(e)] = e
 	}
+	var lost map[string]any
 	for _, e := range managedFields(cur) {
 		prev, ok := before[key(e)]
-		if !ok || !equality.Semantic.DeepEqual(prev, e) {
-			return toEntry(e)
+		switch {
+		case !ok || str(prev, "time") != str(e, "time"):
+			return toEntry(e), true
+		case lost == nil && !equality.Semantic.DeepEqual(prev, e):
+			lost = e
 		}
 	}
-	return nil
+	if lost != nil {
+		return toEntry(lost), false
+	}
+	return nil, false
 }
 
 // soleStatusWriter returns the only managedFields entry of the status

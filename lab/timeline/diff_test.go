@@ -126,3 +126,43 @@ func TestDeleteOfABoundPodIsTheKubeletsConfirmation(t *testing.T) {
 }
 
 func ptrTrue() *bool { b := true; return &b }
+
+// A key removed from a map another client owns (the learner's kubectl
+// taking bob's entry out of the directory its Operator writes) leaves the
+// remover no managedFields entry and the owner's entry changed but not
+// dated: the line says what was removed, and is not sure of its writer
+// (the audit log names it); a write that dates its writer's entry is sure.
+func TestUpdateEventOfARemoval(t *testing.T) {
+	fieldsOf := func(keys ...string) *metav1.FieldsV1 {
+		raw := `{"f:data":{`
+		for i, k := range keys {
+			if i > 0 {
+				raw += ","
+			}
+			raw += `"f:` + k + `":{}`
+		}
+		return &metav1.FieldsV1{Raw: []byte(raw + "}}")}
+	}
+	dir := func(owned *metav1.FieldsV1, at time.Time, data map[string]any) *unstructured.Unstructured {
+		u := obj("ConfigMap", map[string]any{"data": data})
+		ts := metav1.NewTime(at)
+		u.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: "user-operator", Operation: metav1.ManagedFieldsOperationUpdate, Time: &ts, FieldsType: "FieldsV1", FieldsV1: owned}})
+		return u
+	}
+	t0 := time.Date(2026, 12, 7, 2, 0, 0, 0, time.UTC)
+	before := dir(fieldsOf("alice", "bob"), t0, map[string]any{"alice": "1001", "bob": "1002"})
+	byHand := dir(fieldsOf("alice"), t0, map[string]any{"alice": "1001"})
+	e, changed := updateEvent("ConfigMap", before, byHand)
+	if !changed || !e.writerUnsure || len(e.Removed) != 1 || e.Removed[0] != "data.bob" {
+		t.Errorf("bob's key taken out by another client: changed %v, unsure %v, removed %q; want changed, unsure, [data.bob]", changed, e.writerUnsure, e.Removed)
+	}
+	byOperator := dir(fieldsOf("alice"), t0.Add(time.Minute), map[string]any{"alice": "1001"})
+	e, _ = updateEvent("ConfigMap", before, byOperator)
+	if e.writerUnsure || e.Actor != "user-operator" || len(e.Removed) != 1 {
+		t.Errorf("bob's key taken out by the Operator, its entry dated: unsure %v, actor %q, removed %q; want sure, user-operator, [data.bob]", e.writerUnsure, e.Actor, e.Removed)
+	}
+	added := dir(fieldsOf("alice", "bob", "carol"), t0.Add(time.Minute), map[string]any{"alice": "1001", "bob": "1002", "carol": "1003"})
+	if e, _ := updateEvent("ConfigMap", before, added); e.writerUnsure || len(e.Removed) != 0 {
+		t.Errorf("carol's key added: unsure %v, removed %q; want sure, none", e.writerUnsure, e.Removed)
+	}
+}

@@ -44,8 +44,15 @@ type Event struct {
 	// Late: the line reached the ordered stream after lines that come
 	// after it had been shown (see Order); it is shown where it arrived.
 	Late bool `json:"late,omitempty"`
+	// Removed lists the fields an update took out of the object (a map's
+	// key, a field set to null), as paths (data.bob): who took a field
+	// out is in no managedFields entry, only on the line of that write.
+	Removed []string `json:"removed,omitempty"`
 
 	arrived time.Time // when the watch delivered it (Order's window starts then)
+	// writerUnsure: managedFields did not date the writer's entry (a write
+	// that only removed fields); the audit log names it by the revision.
+	writerUnsure bool
 }
 
 // Object returns the event's object as kubectl names it: "pod/web-1".

@@ -306,6 +306,11 @@ func (w *watcher) fromAudit(e *Event, resource string, timed, named bool, finali
 			at, found, passed := w.audit.timeOf(e, resource)
 			if found {
 				e.Time = at
+				if e.writerUnsure {
+					if by := w.audit.writerOf(e.Revision); by != "" {
+						e.Actor = by
+					}
+				}
 			}
 			// A line whose time is found by its revision stops waiting
 			// once the log has moved on from it; a binding or a
