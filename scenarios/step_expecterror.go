@@ -20,7 +20,7 @@ import (
 // status code and message the step names.
 type expectErrorOp struct{ *ExpectError }
 
-func (e expectErrorOp) run(ctx context.Context, r *runner, _ time.Duration) (string, error) {
+func (e expectErrorOp) run(ctx context.Context, r *runner, timeout time.Duration) (string, error) {
 	var err error
 	switch {
 	case e.Apply != nil:
@@ -32,9 +32,30 @@ func (e expectErrorOp) run(ctx context.Context, r *runner, _ time.Duration) (str
 	case e.Delete != nil:
 		_, err = deleteOp{e.Delete}.run(ctx, r, 0)
 	case e.Get != nil:
-		err = r.read(ctx, e.Get)
+		return untilRefused(ctx, timeout, func() error { return r.read(ctx, e.Get) },
+			func(err error) (string, error) { return refusal(r.opts.Lang, e.ExpectError, err) })
 	}
 	return refusal(r.opts.Lang, e.ExpectError, err)
+}
+
+// untilRefused reads (try) again until judge takes its answer for the
+// refusal wanted, within timeout, and returns judge's last verdict. Only
+// a read is tried again: it changes nothing, and what serves it can lag
+// behind a write just made (the aggregator drops the route of an
+// APIService deleted a moment ago when its controller sees the deletion).
+func untilRefused(ctx context.Context, timeout time.Duration, try func() error, judge func(error) (string, error)) (string, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		note, err := judge(try())
+		if err == nil || !time.Now().Before(deadline) {
+			return note, err
+		}
+		select {
+		case <-ctx.Done():
+			return note, err
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // refusal judges the answer to the write (or read) of e: a refusal with
