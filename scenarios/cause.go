@@ -441,5 +441,11 @@ func (r *runner) recordDeletion(e timeline.Event) {
 		}
 		r.asked[key] = e
 	}
+	if was, known := r.deletions[key]; known && e.Revision != 0 && was.Revision > e.Revision {
+		// The line of the deletion's start, come after the line of its
+		// end: each waits for the audit log on its own, and the end's
+		// author can be found first.
+		return
+	}
 	r.deletions[key] = e
 }

@@ -208,3 +208,24 @@ func TestRemovalIsTheLineThatTookTheFieldOut(t *testing.T) {
 		t.Errorf("the directory made again: data.bob removed by %+v, want none", e)
 	}
 }
+
+// The two lines of a deletion held by finalizers each wait for the audit
+// log on their own: the line of its end (named by the Operator's write)
+// can come before the line of its start (named by the learner's request).
+// The start, come late, does not hide the end: the check reads both.
+func TestRecordDeletionKeepsTheEndBeforeTheStart(t *testing.T) {
+	r := &runner{deletions: map[string]timeline.Event{}}
+	line := func(actor, detail string, rev int64) timeline.Event {
+		return timeline.Event{Verb: timeline.Delete, Kind: "User", Namespace: "a", Name: "bob", Actor: actor, Detail: detail, Revision: rev}
+	}
+	r.recordDeletion(timeline.Event{Verb: timeline.Create, Kind: "User", Namespace: "a", Name: "bob", Actor: "you (kubectl)", Revision: 5})
+	r.recordDeletion(line("user-operator", "", 12))
+	r.recordDeletion(line("you (kubectl)", "deletion requested (graceful)", 10))
+	key := deletedKey("User", "a", "bob")
+	if e := r.deletions[key]; e.Actor != "user-operator" {
+		t.Errorf("bob's deletion: %+v, want the line of its end (revision 12, user-operator)", e)
+	}
+	if e := r.asked[key]; e.Actor != "you (kubectl)" {
+		t.Errorf("who asked for bob's deletion: %+v, want you (kubectl)", e)
+	}
+}

@@ -138,9 +138,15 @@ func freshLab(ctx context.Context) {
 	err = c.Get(ctx, key, cur)
 	if err == nil {
 		Expect(client.IgnoreNotFound(c.Delete(ctx, cur))).To(Succeed())
-		Eventually(func() bool {
-			return apierrors.IsNotFound(c.Get(ctx, key, lab.DeepCopy()))
-		}).WithContext(ctx).WithTimeout(time.Minute).Should(BeTrue(), "the User CRD is not gone")
+		Eventually(func() error {
+			left := lab.DeepCopy()
+			err := c.Get(ctx, key, left)
+			if apierrors.IsNotFound(err) {
+				return nil
+			}
+			conds, _, _ := unstructured.NestedSlice(left.Object, "status", "conditions")
+			return fmt.Errorf("the User CRD is not gone (%v): finalizers %q, conditions %v", err, left.GetFinalizers(), conds)
+		}).WithContext(ctx).WithTimeout(time.Minute).Should(Succeed())
 	} else {
 		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "%v", err)
 	}

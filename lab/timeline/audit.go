@@ -32,8 +32,10 @@ type auditEvent struct {
 	StageTimestamp time.Time `json:"stageTimestamp"`
 	ResponseObject *struct {
 		Metadata struct {
-			ResourceVersion string `json:"resourceVersion"`
-			UID             string `json:"uid"`
+			ResourceVersion   string   `json:"resourceVersion"`
+			UID               string   `json:"uid"`
+			DeletionTimestamp string   `json:"deletionTimestamp"`
+			Finalizers        []string `json:"finalizers"`
 		} `json:"metadata"`
 	} `json:"responseObject"`
 	// ResponseStatus is the request's answer: a refused write (a 404 for
@@ -74,6 +76,8 @@ type auditLog struct {
 	boundQ   []string              // the keys of bound, oldest first
 	written  map[string]write      // resource/namespace/name → its last write
 	writtenQ []string              // the keys of written, oldest first
+	ended    map[string]string     // uid → who wrote the update that ended its deletion
+	endedQ   []string              // the keys of ended, oldest first
 }
 
 // write is a request that wrote an object.
@@ -82,12 +86,6 @@ type write struct {
 	read  time.Time // when the follower read it
 	actor string    // who wrote it (auditActor)
 	uid   string    // the uid of the object it answered
-	// deleted is when the last deletion request of the object was
-	// answered, and deletedUID the uid of the object it answered: a write
-	// after it, to that object, held by finalizers, is one that takes them
-	// off.
-	deleted    time.Time
-	deletedUID string
 }
 
 type deletion struct {
@@ -109,7 +107,7 @@ func auditKey(resource, ns, name string) string { return resource + "/" + ns + "
 // once the apiserver creates it. a.ready is closed once what is written
 // after is sure to be read.
 func followAudit(ctx context.Context, path string) *auditLog {
-	a := &auditLog{deleted: map[string][]deletion{}, times: map[int64]time.Time{}, writers: map[int64]string{}, bound: map[string]time.Time{}, written: map[string]write{}, ready: make(chan struct{})}
+	a := &auditLog{deleted: map[string][]deletion{}, times: map[int64]time.Time{}, writers: map[int64]string{}, ended: map[string]string{}, bound: map[string]time.Time{}, written: map[string]write{}, ready: make(chan struct{})}
 	go func() {
 		f, err := os.Open(path)
 		if err == nil {
@@ -205,6 +203,9 @@ func (a *auditLog) add(line []byte) {
 	ref := ev.ObjectRef
 	if ref.Name != "" && ref.Subresource == "" && (ev.Verb == "update" || ev.Verb == "patch") {
 		a.rememberWrite(auditKey(ref.Resource, ref.Namespace, ref.Name), ev.StageTimestamp, auditActor(ev.User.Username, ev.UserAgent), ev.uid())
+		if ev.endedDeletion() {
+			a.rememberEnd(ev.uid(), auditActor(ev.User.Username, ev.UserAgent))
+		}
 	}
 	if ev.Verb == "create" && ref.Resource == "pods" && ref.Subresource == "binding" {
 		// A binding answers a Status, not the Pod: no revision. The Pod's
@@ -216,9 +217,6 @@ func (a *auditLog) add(line []byte) {
 		return
 	}
 	key := auditKey(ref.Resource, ref.Namespace, ref.Name)
-	if ref.Name != "" {
-		a.rememberDeletion(key, ev.StageTimestamp, ev.uid())
-	}
 	if len(a.deleted) > 10000 { // deletions nobody looked up (a kubelet's confirmations): forget the old ones
 		for k := range a.deleted {
 			a.claim(k, false)
@@ -266,8 +264,7 @@ func (a *auditLog) rememberWrite(key string, at time.Time, actor, uid string) {
 	if _, ok := a.written[key]; !ok {
 		a.writtenQ = append(a.writtenQ, key)
 	}
-	was := a.written[key]
-	a.written[key] = write{stamp: at, read: time.Now(), actor: actor, uid: uid, deleted: was.deleted, deletedUID: was.deletedUID}
+	a.written[key] = write{stamp: at, read: time.Now(), actor: actor, uid: uid}
 	if len(a.writtenQ) > maxTimes {
 		delete(a.written, a.writtenQ[0])
 		a.writtenQ = a.writtenQ[1:]
@@ -362,34 +359,32 @@ func (a *auditLog) timeOf(e *Event, resource string) (at time.Time, found, passe
 	return time.Time{}, false, passed
 }
 
-// rememberDeletion records when the deletion request of key was answered,
-// beside its writes.
-func (a *auditLog) rememberDeletion(key string, at time.Time, uid string) {
-	w, ok := a.written[key]
-	if !ok {
-		a.writtenQ = append(a.writtenQ, key)
+// rememberEnd records who wrote the update that ended the deletion of the
+// object uid.
+func (a *auditLog) rememberEnd(uid, actor string) {
+	if _, ok := a.ended[uid]; !ok {
+		a.endedQ = append(a.endedQ, uid)
 	}
-	w.deleted, w.deletedUID = at, uid
-	a.written[key] = w
-	if len(a.writtenQ) > maxTimes {
-		delete(a.written, a.writtenQ[0])
-		a.writtenQ = a.writtenQ[1:]
+	a.ended[uid] = actor
+	if len(a.endedQ) > maxTimes {
+		delete(a.ended, a.endedQ[0])
+		a.endedQ = a.endedQ[1:]
 	}
 }
 
 // finishedBy returns who made the write that ended a deletion held by
 // finalizers of the object uid (an object of the same name before it had
-// another): the last update (or patch) of it answered after its deletion
-// was asked for, which took its last finalizer off. No deletion request
-// names that actor: the request named the line of the deletion's start.
-func (a *auditLog) finishedBy(resource, ns, name, uid string) (string, bool) {
+// another): the update (or patch) that took its last finalizer off, which
+// answers the object as the request made it, deleting and with none left
+// (endedDeletion). No deletion request names that actor: the request
+// named the line of the deletion's start. Neither the order in which the
+// log has the two (the deletion request can be answered after the update
+// its watch event set off) nor the time it was read matters.
+func (a *auditLog) finishedBy(uid string) (string, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	w, ok := a.written[auditKey(resource, ns, name)]
-	if !ok || w.actor == "" || uid == "" || w.uid != uid || w.deletedUID != uid || !w.stamp.After(w.deleted) {
-		return "", false
-	}
-	return w.actor, true
+	actor, ok := a.ended[uid]
+	return actor, ok && uid != "" && actor != ""
 }
 
 // dryRun reports whether the request was a dry run (?dryRun=All): the
@@ -409,6 +404,14 @@ func (ev *auditEvent) dryRun() bool {
 // hid the write that ended the object's deletion (finishedBy).
 func (ev *auditEvent) refused() bool {
 	return ev.ResponseStatus != nil && ev.ResponseStatus.Code >= 400
+}
+
+// endedDeletion reports whether the write answered an object being
+// deleted that has no finalizer left: the update that took the last one
+// off, which the apiserver answers with the object as the request made it,
+// and then deletes (a write that leaves one on answers it with it).
+func (ev *auditEvent) endedDeletion() bool {
+	return ev.ResponseObject != nil && ev.ResponseObject.Metadata.DeletionTimestamp != "" && len(ev.ResponseObject.Metadata.Finalizers) == 0
 }
 
 // uid is the uid of the object the request answered ("": none).

@@ -210,38 +210,50 @@ func TestAuditTimes(t *testing.T) {
 	}
 }
 
-// A deletion held by a finalizer ends with the update that took it off:
-// finishedBy names that update's author (the learner's Operator, or their
-// kubectl patch), not the deletion request, and only an update read close
-// to the watch's word that the object is gone.
+// A deletion held by a finalizer ends with the update that took it off,
+// which the apiserver answers with the object as the request made it:
+// being deleted, no finalizer left. finishedBy names that update's author
+// (the learner's Operator, or their kubectl patch), not the deletion
+// request, whatever the order the log has them in: the Operator's update,
+// set off by the deletion's watch event, can be answered before the
+// deletion request itself.
 func TestFinishedBy(t *testing.T) {
 	f, a := followedLog(t)
-	lines := `{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:00.100000Z","verb":"patch","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"alice"},"responseObject":{"metadata":{"uid":"alice-1"}}}
-{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.100000Z","verb":"delete","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"dave"},"responseObject":{"metadata":{"uid":"dave-1"}}}
-{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.120000Z","verb":"patch","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"dave"},"responseObject":{"metadata":{"uid":"dave-1"}}}
-{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.150000Z","verb":"patch","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"dave"},"responseObject":{"metadata":{"uid":"dave-2"}}}
-{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.180000Z","verb":"delete","requestURI":"/apis/auth.ilinux.io/v1/namespaces/a/users/bob?dryRun=All","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"bob"},"responseObject":{"metadata":{"uid":"bob-1"}}}
-{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.190000Z","verb":"patch","requestURI":"/apis/auth.ilinux.io/v1/namespaces/a/users/bob?dryRun=All\u0026fieldManager=kubectl-patch","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"bob"},"responseObject":{"metadata":{"uid":"bob-1"}}}
-{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.200000Z","verb":"delete","requestURI":"/apis/auth.ilinux.io/v1/namespaces/a/users/bob","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"bob"},"responseObject":{"metadata":{"uid":"bob-1"}}}
-{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:03.500000Z","verb":"patch","user":{"username":"admin"},"userAgent":"user-operator/v0.0.0 (linux/amd64) kubernetes/$Format","objectRef":{"resource":"users","namespace":"a","name":"bob"},"responseStatus":{"metadata":{},"code":200},"responseObject":{"metadata":{"uid":"bob-1"}}}
-{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:03.510000Z","verb":"patch","user":{"username":"admin"},"userAgent":"user-operator/v0.0.0 (linux/amd64) kubernetes/$Format","objectRef":{"resource":"users","namespace":"a","name":"bob"},"responseStatus":{"metadata":{},"status":"Failure","reason":"NotFound","code":404},"responseObject":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","reason":"NotFound","code":404}}
-{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:03.520000Z","verb":"delete","user":{"username":"admin"},"userAgent":"kubectl/v1.37.2","objectRef":{"resource":"users","namespace":"a","name":"carol"},"responseStatus":{"metadata":{},"status":"Failure","reason":"NotFound","code":404},"responseObject":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","reason":"NotFound","code":404}}
+	const operator = `"user":{"username":"admin"},"userAgent":"user-operator/v0.0.0 (linux/amd64) kubernetes/$Format"`
+	const kubectl = `"user":{"username":"admin"},"userAgent":"kubectl/v1.37.2"`
+	lines := `{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:00.100000Z","verb":"patch",` + kubectl + `,"objectRef":{"resource":"users","namespace":"a","name":"alice"},"responseObject":{"metadata":{"uid":"alice-1"}}}
+{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.100000Z","verb":"delete",` + kubectl + `,"objectRef":{"resource":"users","namespace":"a","name":"dave"},"responseObject":{"metadata":{"uid":"dave-1","deletionTimestamp":"2026-12-07T02:00:01Z","finalizers":["a/cleanup"]}}}
+{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.120000Z","verb":"patch",` + kubectl + `,"objectRef":{"resource":"users","namespace":"a","name":"dave"},"responseObject":{"metadata":{"uid":"dave-1","deletionTimestamp":"2026-12-07T02:00:01Z","finalizers":["a/cleanup","b/other"]}}}
+{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.150000Z","verb":"patch",` + kubectl + `,"objectRef":{"resource":"users","namespace":"a","name":"dave"},"responseObject":{"metadata":{"uid":"dave-2"}}}
+{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.180000Z","verb":"delete","requestURI":"/apis/auth.ilinux.io/v1/namespaces/a/users/bob?dryRun=All",` + kubectl + `,"objectRef":{"resource":"users","namespace":"a","name":"bob"},"responseObject":{"metadata":{"uid":"bob-1","deletionTimestamp":"2026-12-07T02:00:01Z","finalizers":["a/cleanup"]}}}
+{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.190000Z","verb":"patch","requestURI":"/apis/auth.ilinux.io/v1/namespaces/a/users/bob?dryRun=All\u0026fieldManager=kubectl-patch",` + kubectl + `,"objectRef":{"resource":"users","namespace":"a","name":"bob"},"responseObject":{"metadata":{"uid":"bob-1","deletionTimestamp":"2026-12-07T02:00:01Z"}}}
+{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.200000Z","verb":"patch",` + operator + `,"objectRef":{"resource":"users","namespace":"a","name":"bob"},"responseStatus":{"metadata":{},"code":200},"responseObject":{"metadata":{"uid":"bob-1","deletionTimestamp":"2026-12-07T02:00:01Z"}}}
+{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:01.210000Z","verb":"delete","requestURI":"/apis/auth.ilinux.io/v1/namespaces/a/users/bob",` + kubectl + `,"objectRef":{"resource":"users","namespace":"a","name":"bob"},"responseObject":{"metadata":{"uid":"bob-1","deletionTimestamp":"2026-12-07T02:00:01Z","finalizers":["a/cleanup"]}}}
+{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:03.510000Z","verb":"patch",` + operator + `,"objectRef":{"resource":"users","namespace":"a","name":"bob"},"responseStatus":{"metadata":{},"status":"Failure","reason":"NotFound","code":404},"responseObject":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","reason":"NotFound","code":404}}
+{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:03.520000Z","verb":"delete",` + kubectl + `,"objectRef":{"resource":"users","namespace":"a","name":"carol"},"responseStatus":{"metadata":{},"status":"Failure","reason":"NotFound","code":404},"responseObject":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","reason":"NotFound","code":404}}
+{"stage":"ResponseComplete","stageTimestamp":"2026-12-07T02:00:04.000000Z","verb":"patch",` + kubectl + `,"objectRef":{"resource":"users","namespace":"a","name":"eve"},"responseObject":{"metadata":{"uid":"eve-1","deletionTimestamp":"2026-12-07T02:00:03Z","finalizers":[]}}}
 `
 	if _, err := f.WriteString(lines); err != nil {
 		t.Fatal(err)
 	}
 	waitSeen(t, a, int64(len(lines)))
 	// The Operator's patch after it (a 404: bob was gone) wrote nothing.
-	if got, ok := a.finishedBy("users", "a", "bob", "bob-1"); !ok || got != "user-operator" {
-		t.Errorf("finished the deletion of users/a/bob: %q, %v; want user-operator (a refused patch after it is no write)", got, ok)
+	if got, ok := a.finishedBy("bob-1"); !ok || got != "user-operator" {
+		t.Errorf("finished the deletion of users/a/bob: %q, %v; want user-operator (logged before the deletion request; a refused patch after it is no write)", got, ok)
 	}
-	if got, ok := a.finishedBy("users", "a", "alice", "alice-1"); ok {
+	if got, ok := a.finishedBy("eve-1"); !ok || got != "you (kubectl)" {
+		t.Errorf("finished the deletion of users/a/eve, its finalizer taken off by hand: %q, %v; want you (kubectl)", got, ok)
+	}
+	if got, ok := a.finishedBy("alice-1"); ok {
 		t.Errorf("users/a/alice, updated but never deleted: %q, want none", got)
 	}
-	if got, ok := a.finishedBy("users", "a", "dave", "dave-2"); ok {
+	if got, ok := a.finishedBy("dave-2"); ok {
 		t.Errorf("users/a/dave, a new one patched after the deletion of the one before: %q, want none (the write that ends its deletion is to come)", got)
 	}
-	if got, ok := a.finishedBy("users", "a", "carol", "carol-1"); ok {
+	if got, ok := a.finishedBy("dave-1"); ok {
+		t.Errorf("users/a/dave-1, deleting, patched with a finalizer left: %q, want none (its deletion has not ended)", got)
+	}
+	if got, ok := a.finishedBy("carol-1"); ok {
 		t.Errorf("users/a/carol, never updated: %q", got)
 	}
 	if got := a.who("users", "a", "carol", 10*time.Millisecond); got != "" {
@@ -267,7 +279,7 @@ func TestFinishedByWaitsForALateLog(t *testing.T) {
 	line := func(at time.Time, verb, agent, name, uid string) string {
 		return `{"stage":"ResponseComplete","stageTimestamp":"` + at.UTC().Format(time.RFC3339Nano) + `","verb":"` + verb +
 			`","user":{"username":"admin"},"userAgent":"` + agent + `","objectRef":{"resource":"users","namespace":"a","name":"` + name +
-			`"},"responseObject":{"metadata":{"uid":"` + uid + `"}}}` + "\n"
+			`"},"responseObject":{"metadata":{"uid":"` + uid + `","deletionTimestamp":"2026-12-07T02:00:00Z"}}}` + "\n"
 	}
 	start := time.Now()
 	if _, err := f.WriteString(line(start.Add(-time.Second), "delete", "kubectl/v1.37.2", "bob", "bob-1") +

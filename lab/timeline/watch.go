@@ -322,7 +322,7 @@ func (w *watcher) fromAudit(e *Event, resource string, timed, named bool, finali
 			if finalized != "" {
 				// Not the deletion request: the line of the deletion's
 				// start claims it, and may not have yet.
-				if by, ok := w.audit.finishedBy(resource, e.Namespace, e.Name, finalized); ok {
+				if by, ok := w.audit.finishedBy(finalized); ok {
 					e.Actor, named = by, false
 				}
 			} else if d, ok := w.audit.claimDeletion(resource, e.Namespace, e.Name); ok {
