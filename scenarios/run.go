@@ -66,6 +66,9 @@ type runner struct {
 	// a learner, kubectl's.
 	manager  string
 	nodeSeen bool
+	// version is the apiserver's /version (gitVersion), once asked
+	// (serverVersion).
+	version string
 }
 
 func newRunner(s *Scenario, target Target, opts Options) (*runner, error) {
@@ -114,8 +117,12 @@ func (r *runner) run(ctx context.Context) *Result {
 			Description: r.s.Spec.Explanation, Namespace: res.Namespace})
 		return res
 	}
-	if old := r.tooOld(ctx); old != "" {
+	if old := r.tooOld(); old != "" {
 		res.Status, res.Message = Skipped, old
+		return finish()
+	}
+	if why := r.chooseSteps(); why != "" {
+		res.Status, res.Message = Failed, why
 		return finish()
 	}
 	if small := r.labTooSmall(ctx); small != "" {

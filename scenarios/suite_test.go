@@ -301,6 +301,41 @@ spec:
 		Expect(res.Status).To(Equal(scenarios.Passed), failures(res))
 	})
 
+	It("runs the steps of the apiserver's minor alone (a step's kubernetes range), as if the others were not written", func(ctx context.Context) {
+		dc, err := discovery.NewDiscoveryClientForConfig(shared.RESTConfig())
+		Expect(err).NotTo(HaveOccurred())
+		v, err := dc.ServerVersion()
+		Expect(err).NotTo(HaveOccurred())
+		minor := kubeminor.Of(v.GitVersion)
+		Expect(minor).NotTo(BeEmpty(), v.GitVersion)
+		src := fmt.Sprintf(`apiVersion: crdlab.dev/v1alpha1
+kind: Scenario
+metadata: {name: per-minor}
+spec:
+  title: Steps per minor
+  steps:
+  - narrate: every minor
+  - name: this minor
+    kubernetes: ">=%[1]s"
+    apply: {object: {apiVersion: v1, kind: ConfigMap, metadata: {name: this-minor}}}
+  - name: older minors
+    kubernetes: "<%[1]s"
+    timeout: 1s
+    expect: {object: {apiVersion: v1, kind: ConfigMap, metadata: {name: never-made}}}
+  - name: this minor again
+    kubernetes: "=%[1]s"
+    expect: {object: {apiVersion: v1, kind: ConfigMap, metadata: {name: this-minor}}}
+`, minor)
+		s, err := scenarios.Parse("per-minor.yaml", []byte(src), nil)
+		Expect(err).NotTo(HaveOccurred())
+		res, rep := run(ctx, s, target())
+		Expect(res.Status).To(Equal(scenarios.Passed), failures(res))
+		Expect(res.Steps).To(HaveLen(3), "the step of older minors is no part of the run")
+		Expect(res.Steps[1].Description).To(ContainSubstring("this minor"))
+		Expect(res.Steps[2].Description).To(ContainSubstring("this minor again"))
+		Expect(rep.entries).To(ContainElement(And(HaveField("Type", "scenario"), HaveField("Steps", 3))))
+	})
+
 	It("runs a user's scenario file that applies a file next to it", func(ctx context.Context) {
 		s, err := scenarios.LoadFile("../docs/scenarios/configmap-env.yaml")
 		Expect(err).NotTo(HaveOccurred())
