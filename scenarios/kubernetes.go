@@ -42,20 +42,26 @@ func (r *runner) tooOld() string {
 	return ""
 }
 
-// chooseSteps keeps, of the scenario's steps, those of the apiserver's
-// minor (a step's kubernetes range): the run is made of them alone, as if
-// the others were not written. It says why it could not tell ("" when it
-// could, or when no step names a range).
-func (r *runner) chooseSteps() string {
+// readMinor asks the apiserver its version when some step runs only on
+// some minors (its kubernetes range), so that the run can leave out the
+// others (skips); it says why it could not ("" when it could, or when no
+// step names a range).
+func (r *runner) readMinor() string {
 	if !r.s.HasMinorSteps() {
 		return ""
 	}
-	v, err := r.serverVersion()
-	if err != nil {
+	if _, err := r.serverVersion(); err != nil {
 		return r.opts.Lang.Msgf("unable to ask the apiserver its version: %v", err)
 	}
-	r.s = r.s.ForKubernetes(v)
 	return ""
+}
+
+// skips reports whether a step is of another minor than the apiserver's
+// (its kubernetes range): the run leaves it out, as if it were not
+// written; the other steps keep their numbers, so that a lesson's
+// progress (its steps done) reads the same on every minor.
+func (r *runner) skips(st *Step) bool {
+	return st.Kubernetes != "" && !st.Applies(r.version)
 }
 
 // applies reports whether a step is one of the apiserver's minor (Player:

@@ -121,7 +121,7 @@ func (r *runner) run(ctx context.Context) *Result {
 		res.Status, res.Message = Skipped, old
 		return finish()
 	}
-	if why := r.chooseSteps(); why != "" {
+	if why := r.readMinor(); why != "" {
 		res.Status, res.Message = Failed, why
 		return finish()
 	}
@@ -195,6 +195,9 @@ func (r *runner) steps(ctx context.Context, res *Result, done map[int]bool) {
 	n := len(r.s.Spec.Steps)
 	for i := range r.s.Spec.Steps {
 		st := &r.s.Spec.Steps[i]
+		if r.skips(st) {
+			continue // a step of another minor
+		}
 		action, _ := st.Action()
 		sr := StepResult{Index: i + 1, Action: action, Description: st.Describe()}
 		if skipRest != "" {

@@ -333,7 +333,10 @@ spec:
 		Expect(res.Steps).To(HaveLen(3), "the step of older minors is no part of the run")
 		Expect(res.Steps[1].Description).To(ContainSubstring("this minor"))
 		Expect(res.Steps[2].Description).To(ContainSubstring("this minor again"))
-		Expect(rep.entries).To(ContainElement(And(HaveField("Type", "scenario"), HaveField("Steps", 3))))
+		Expect(res.Steps[2].Index).To(Equal(4), "the steps keep their numbers")
+		for _, e := range rep.entries {
+			Expect(e.Step).NotTo(Equal(3), "the step of older minors is not shown: %+v", e)
+		}
 	})
 
 	It("runs a user's scenario file that applies a file next to it", func(ctx context.Context) {

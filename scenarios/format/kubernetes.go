@@ -116,21 +116,3 @@ func (s *Scenario) HasMinorSteps() bool {
 	}
 	return false
 }
-
-// ForKubernetes returns the scenario as it runs on an apiserver that
-// reports version: its steps of that minor alone (Step.Applies), in order.
-// s is not changed.
-func (s *Scenario) ForKubernetes(version string) *Scenario {
-	out := *s
-	out.Spec.Steps = nil
-	out.stepLines = nil
-	for i := range s.Spec.Steps {
-		if s.Spec.Steps[i].Applies(version) {
-			out.Spec.Steps = append(out.Spec.Steps, s.Spec.Steps[i])
-			if i < len(s.stepLines) {
-				out.stepLines = append(out.stepLines, s.stepLines[i])
-			}
-		}
-	}
-	return &out
-}
