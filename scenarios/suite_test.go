@@ -292,7 +292,7 @@ spec:
 		Expect(err).NotTo(HaveOccurred())
 		res, _ := run(ctx, s, target())
 		Expect(res.Status).To(Equal(scenarios.Skipped))
-		Expect(res.Message).To(MatchRegexp(`the apiserver serves Kubernetes v1\.\d+\.\d+; the scenario needs 1\.99 or newer \(spec\.minKubernetes\)`))
+		Expect(res.Message).To(MatchRegexp(`the apiserver serves Kubernetes v1\.\d+\.\d+(-(beta|rc)\.\d+)?; the scenario needs 1\.99 or newer \(spec\.minKubernetes\)`))
 		Expect(res.Steps).To(BeEmpty())
 
 		s, err = scenarios.Parse("needs-old.yaml", []byte(strings.ReplaceAll(newer, `"1.99"`, `"1.35"`)), nil)
