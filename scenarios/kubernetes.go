@@ -7,7 +7,7 @@ import (
 )
 
 // serverVersion returns the apiserver's version (its /version's
-// gitVersion: v1.37.2), asked once per run: spec.minKubernetes and the
+// gitVersion: v1.37.0), asked once per run: spec.minKubernetes and the
 // steps' kubernetes ranges read it.
 func (r *runner) serverVersion() (string, error) {
 	if r.version != "" {

@@ -25,7 +25,7 @@ var rangeOps = []string{">=", "<=", ">", "<", "="}
 
 // ParseMinors reads a range of Kubernetes minors (Minors). Minors are
 // read by kubeminor.ParseVersion, the one reader of a version, and must be
-// minors alone (1.37, not v1.37.2).
+// minors alone (1.37, not v1.37.0).
 func ParseMinors(s string) (Minors, error) {
 	var m Minors
 	parts := strings.Split(s, ",")
@@ -51,7 +51,7 @@ func ParseMinors(s string) (Minors, error) {
 }
 
 // Contains reports whether a minor ("1.37"), or the minor of a version as
-// the apiserver reports it ("v1.37.2"), is in the range; false when it is
+// the apiserver reports it ("v1.37.0"), is in the range; false when it is
 // not a Kubernetes version.
 func (m Minors) Contains(version string) bool {
 	v, ok := kubeminor.ParseVersion(version)
