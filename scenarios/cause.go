@@ -53,7 +53,10 @@ func actorOfManager(manager string) string {
 	case slices.Contains(labOperators, manager):
 		return manager
 	case manager == "kube-controller-manager", manager == "kube-scheduler", manager == "default-scheduler",
-		manager == "kube-apiserver", strings.HasPrefix(manager, "system:"):
+		manager == "kube-apiserver", strings.HasPrefix(manager, "system:"),
+		// The storage version migrator's (1.37 on): its rewrites of the
+		// objects, and its apply of a CRD's status (storedVersions).
+		manager == "storage-version-migrator-controller", manager == "migration-runner-controller":
 		return ActorKubernetes
 	}
 	return ActorLearnerController

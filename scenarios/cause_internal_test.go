@@ -29,6 +29,10 @@ func TestActors(t *testing.T) {
 		{"webapp-operator", "webapp-operator", "webapp-operator"},          // a lab operator, by its name
 		{"kube-controller-manager", "controller-manager", ActorKubernetes}, // Kubernetes' own
 		{"kube-scheduler", "scheduler", ActorKubernetes},
+		// The storage version migrator (1.37 on): it rewrites the objects,
+		// and its migration runner applies the CRD's storedVersions.
+		{"storage-version-migrator-controller", "storage-version-migrator", ActorKubernetes},
+		{"migration-runner-controller", "storage-version-migrator", ActorKubernetes},
 		{"", "?", ""},
 	} {
 		if got := actorOfManager(tc.manager); got != tc.want {

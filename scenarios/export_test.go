@@ -72,6 +72,11 @@ func (p *Player) Do(ctx context.Context, from *Scenario, steps []Step) error {
 	defer func() { p.r.s = lesson }()
 	for i := range steps {
 		st := &steps[i]
+		if ok, err := p.r.applies(st); err != nil {
+			return fmt.Errorf("step %d (%s): unable to ask the apiserver its version: %w", i+1, st.Describe(), err)
+		} else if !ok {
+			continue // a step of another minor (its kubernetes range)
+		}
 		if _, err := operationOf(st).run(ctx, p.r, p.r.timeoutOf(st)); err != nil {
 			return fmt.Errorf("step %d (%s): %w", i+1, st.Describe(), err)
 		}
@@ -103,6 +108,14 @@ func (p *Player) doAs(ctx context.Context, from *Scenario, steps []Step, as dyna
 	p.r.dyn, p.r.manager = as, manager
 	defer func() { p.r.dyn, p.r.manager = dyn, was }()
 	return p.Do(ctx, from, steps)
+}
+
+// Applies reports whether a step runs on the target's minor (its
+// kubernetes range), as a run chooses its steps; the tables skip a task
+// of another minor.
+func (p *Player) Applies(st *Step) bool {
+	ok, err := p.r.applies(st)
+	return ok && err == nil
 }
 
 // Check checks the task once: whether it holds, and if not, what the

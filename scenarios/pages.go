@@ -26,12 +26,16 @@ func Page(s *Scenario) (string, error) {
 	n := 0
 	for i := range s.Spec.Steps {
 		st := &s.Spec.Steps[i]
+		minors := "" // a step of some minors says which
+		if st.Kubernetes != "" {
+			minors = "(Kubernetes " + st.Kubernetes + ") "
+		}
 		if st.Narrate != "" {
-			b.WriteString("> " + strings.ReplaceAll(strings.TrimSpace(st.Narrate), "\n", " ") + "\n\n")
+			b.WriteString("> " + minors + strings.ReplaceAll(strings.TrimSpace(st.Narrate), "\n", " ") + "\n\n")
 			continue
 		}
 		n++
-		fmt.Fprintf(&b, "%d. %s\n", n, strings.ReplaceAll(st.Describe(), "|", `\|`))
+		fmt.Fprintf(&b, "%d. %s%s\n", n, minors, strings.ReplaceAll(st.Describe(), "|", `\|`))
 		if i+1 < len(s.Spec.Steps) && s.Spec.Steps[i+1].Narrate != "" {
 			b.WriteString("\n")
 		}

@@ -68,6 +68,9 @@ type runner struct {
 	// a learner, kubectl's.
 	manager  string
 	nodeSeen bool
+	// version is the apiserver's /version (gitVersion), once asked
+	// (serverVersion).
+	version string
 }
 
 func newRunner(s *Scenario, target Target, opts Options) (*runner, error) {
@@ -117,8 +120,12 @@ func (r *runner) run(ctx context.Context) *Result {
 			Description: r.s.Spec.Explanation, Namespace: res.Namespace})
 		return res
 	}
-	if old := r.tooOld(ctx); old != "" {
+	if old := r.tooOld(); old != "" {
 		res.Status, res.Message = Skipped, old
+		return finish()
+	}
+	if why := r.readMinor(); why != "" {
+		res.Status, res.Message = Failed, why
 		return finish()
 	}
 	if small := r.labTooSmall(ctx); small != "" {
@@ -191,6 +198,9 @@ func (r *runner) steps(ctx context.Context, res *Result, done map[int]bool) {
 	n := len(r.s.Spec.Steps)
 	for i := range r.s.Spec.Steps {
 		st := &r.s.Spec.Steps[i]
+		if r.skips(st) {
+			continue // a step of another minor
+		}
 		action, _ := st.Action()
 		sr := StepResult{Index: i + 1, Action: action, Description: st.Describe()}
 		if skipRest != "" {

@@ -292,13 +292,55 @@ spec:
 		Expect(err).NotTo(HaveOccurred())
 		res, _ := run(ctx, s, target())
 		Expect(res.Status).To(Equal(scenarios.Skipped))
-		Expect(res.Message).To(MatchRegexp(`the apiserver serves Kubernetes v1\.\d+\.\d+; the scenario needs 1\.99 or newer \(spec\.minKubernetes\)`))
+		Expect(res.Message).To(MatchRegexp(`the apiserver serves Kubernetes v1\.\d+\.\d+(-(beta|rc)\.\d+)?; the scenario needs 1\.99 or newer \(spec\.minKubernetes\)`))
 		Expect(res.Steps).To(BeEmpty())
 
 		s, err = scenarios.Parse("needs-old.yaml", []byte(strings.ReplaceAll(newer, `"1.99"`, `"1.35"`)), nil)
 		Expect(err).NotTo(HaveOccurred())
 		res, _ = run(ctx, s, target())
 		Expect(res.Status).To(Equal(scenarios.Passed), failures(res))
+	})
+
+	It("runs the steps of the apiserver's minor alone (a step's kubernetes range), as if the others were not written", func(ctx context.Context) {
+		dc, err := discovery.NewDiscoveryClientForConfig(shared.RESTConfig())
+		Expect(err).NotTo(HaveOccurred())
+		v, err := dc.ServerVersion()
+		Expect(err).NotTo(HaveOccurred())
+		minor := kubeminor.Of(v.GitVersion)
+		Expect(minor).NotTo(BeEmpty(), v.GitVersion)
+		other := kubeminor.Supported()[0] // another minor crdlab serves
+		if other == minor {
+			other = kubeminor.Supported()[1]
+		}
+		src := fmt.Sprintf(`apiVersion: crdlab.dev/v1alpha1
+kind: Scenario
+metadata: {name: per-minor}
+spec:
+  title: Steps per minor
+  steps:
+  - narrate: every minor
+  - name: this minor
+    kubernetes: ">=%[1]s, <=%[1]s"
+    apply: {object: {apiVersion: v1, kind: ConfigMap, metadata: {name: this-minor}}}
+  - name: another minor
+    kubernetes: "=%[2]s"
+    timeout: 1s
+    expect: {object: {apiVersion: v1, kind: ConfigMap, metadata: {name: never-made}}}
+  - name: this minor again
+    kubernetes: "=%[1]s"
+    expect: {object: {apiVersion: v1, kind: ConfigMap, metadata: {name: this-minor}}}
+`, minor, other)
+		s, err := scenarios.Parse("per-minor.yaml", []byte(src), nil)
+		Expect(err).NotTo(HaveOccurred())
+		res, rep := run(ctx, s, target())
+		Expect(res.Status).To(Equal(scenarios.Passed), failures(res))
+		Expect(res.Steps).To(HaveLen(3), "the step of another minor is no part of the run")
+		Expect(res.Steps[1].Description).To(ContainSubstring("this minor"))
+		Expect(res.Steps[2].Description).To(ContainSubstring("this minor again"))
+		Expect(res.Steps[2].Index).To(Equal(4), "the steps keep their numbers")
+		for _, e := range rep.entries {
+			Expect(e.Step).NotTo(Equal(3), "the step of another minor is not shown: %+v", e)
+		}
 	})
 
 	It("runs a user's scenario file that applies a file next to it", func(ctx context.Context) {

@@ -55,10 +55,31 @@ main() {
 	"$lint" run ./...
 }
 
+# linter MODULE: $lint, or, for a module whose go line is newer than the
+# Go $lint was built with (Kubernetes 1.38's module asks for Go 1.27), the
+# same golangci-lint built with the module's Go toolchain
+# ($lint-goX.Y.Z, made by tool.sh the first time): golangci-lint refuses
+# to read a newer Go than its own.
+linter() {
+	local want have
+	want=$(awk '$1 == "go" { print $2; exit }' "$1/go.mod")
+	have=$("${GO:-go}" version "$lint" | awk '{ print $2 }')
+	have=${have#go}
+	if [[ -z $want || $(printf '%s\n%s\n' "$want" "$have" | sort -V | tail -n 1) == "$have" ]]; then
+		echo "$lint"
+		return
+	fi
+	if [[ ! -x $lint-go$want ]]; then
+		(cd "$root" && "$(dirname "$0")/tool.sh" "$lint-go$want") >&2
+	fi
+	echo "$lint-go$want"
+}
+
 modules() {
 	for m in ${MODULES:-}; do
 		echo "== lint $m"
-		(cd "$m" && "$lint" run --config "$root/.golangci.yml" ./...)
+		l=$(linter "$m")
+		(cd "$m" && "$l" run --config "$root/.golangci.yml" ./...)
 	done
 }
 

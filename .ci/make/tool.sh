@@ -7,6 +7,13 @@
 set -euo pipefail
 out=${1:?usage: tool.sh bin/NAME-VERSION}
 file=$(basename "$out")
+# bin/NAME-VERSION-goX.Y.Z: built with that Go toolchain (GOTOOLCHAIN, from
+# the module proxy), for a module whose go line is newer than this Go
+# (golangci-lint reads no Go newer than the one it was built with).
+toolchain=
+if [[ $file =~ ^(.+)-(go[0-9]+\.[0-9]+(\.[0-9]+)?)$ ]]; then
+	file=${BASH_REMATCH[1]} toolchain=${BASH_REMATCH[2]}
+fi
 name=${file%-v*} version=v${file##*-v}
 case $name in
 controller-gen) pkg=sigs.k8s.io/controller-tools/cmd/controller-gen ;;
@@ -18,5 +25,5 @@ golangci-lint) pkg=github.com/golangci/golangci-lint/v2/cmd/golangci-lint ;;
 esac
 tools=$PWD/bin/tools
 mkdir -p "$tools"
-GOBIN=$tools GOFLAGS=${NODWARF:?} "${GO:-go}" install "$pkg@$version"
+GOTOOLCHAIN=${toolchain:-${GOTOOLCHAIN:-auto}} GOBIN=$tools GOFLAGS=${NODWARF:?} "${GO:-go}" install "$pkg@$version"
 mv "$tools/$name" "$out"

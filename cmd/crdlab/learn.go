@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/crdlab/crdlab/lab/kubeminor"
 	"github.com/crdlab/crdlab/lab/labtest/control"
 	"github.com/crdlab/crdlab/lab/lang"
 	"github.com/crdlab/crdlab/scenarios"
@@ -84,15 +85,30 @@ func newLearnListCommand(g *globalFlags, f *learnFlags) *cobra.Command {
 	}
 }
 
-// tasks counts the task steps of a lesson.
-func tasks(s *scenarios.Scenario) int {
+// tasks counts the task steps of a lesson on the learner's minor
+// (labMinor): a task of another minor (its kubernetes range) is none of
+// theirs.
+func tasks(s *scenarios.Scenario, minor string) int {
 	n := 0
 	for i := range s.Spec.Steps {
-		if s.Spec.Steps[i].Task != nil {
+		if st := &s.Spec.Steps[i]; st.Task != nil && st.Applies(minor) {
 			n++
 		}
 	}
 	return n
+}
+
+// labMinor is the Kubernetes the learner's lessons run on: the running
+// lab's, else the minor crdlab up would start ($CRDLAB_KUBERNETES_VERSION,
+// or the built-in one).
+func labMinor(sd control.Dir) string {
+	if st, err := sd.Status(); err == nil && st.Kubernetes != "" {
+		return st.Kubernetes
+	}
+	if m, err := kubeminor.Choose(""); err == nil {
+		return m
+	}
+	return kubeminor.BuiltIn
 }
 
 func runLesson(ctx context.Context, out io.Writer, in io.Reader, g *globalFlags, f *learnFlags, l lang.Lang, arg string) error {
@@ -148,7 +164,7 @@ func runLesson(ctx context.Context, out io.Writer, in io.Reader, g *globalFlags,
 	}
 	fmt.Fprintln(out, l.Msg("stuck? press Enter for a hint, or run 'crdlab learn hint' in another terminal"))
 	if n := p.count(written); n > 0 && (p.Cluster == "" || p.Cluster == cluster) {
-		fmt.Fprintln(out, l.Msgf("%d of %d tasks done in an earlier session: going on from the next (--restart starts over)", n, tasks(s)))
+		fmt.Fprintln(out, l.Msgf("%d of %d tasks done in an earlier session: going on from the next (--restart starts over)", n, tasks(s, labMinor(sd))))
 	}
 	fmt.Fprintln(out)
 
@@ -180,7 +196,7 @@ func runLesson(ctx context.Context, out io.Writer, in io.Reader, g *globalFlags,
 		return err
 	}
 	if ctx.Err() != nil {
-		fmt.Fprintln(out, l.Msgf("stopped: your progress is kept (%d of %d tasks done); 'crdlab learn %s' goes on", p.count(written), tasks(s), arg))
+		fmt.Fprintln(out, l.Msgf("stopped: your progress is kept (%d of %d tasks done); 'crdlab learn %s' goes on", p.count(written), tasks(s, labMinor(sd)), arg))
 		return exitCode(130)
 	}
 	if !res.Passed() {

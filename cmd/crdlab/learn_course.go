@@ -26,6 +26,7 @@ func courseMap(sd control.Dir, langs ...lang.Lang) ([]ui.Lesson, error) {
 		say = langs[0]
 	}
 	out := make([]ui.Lesson, 0, len(all))
+	minor := labMinor(sd)
 	for _, s := range all {
 		p, err := loadProgress(sd, s.Metadata.Name, say)
 		if err != nil {
@@ -37,7 +38,7 @@ func courseMap(sd control.Dir, langs ...lang.Lang) ([]ui.Lesson, error) {
 		}
 		sp := s.Spec
 		out = append(out, ui.Lesson{Name: s.Metadata.Name, Order: sp.Order, Title: titles, After: sp.After,
-			Minutes: sp.Minutes, Seed: sp.Seed, Tasks: tasks(s), Done: p.count(s)})
+			Minutes: sp.Minutes, Seed: sp.Seed, Tasks: tasks(s, minor), Done: p.count(s)})
 	}
 	return out, nil
 }

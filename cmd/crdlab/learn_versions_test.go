@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,8 +14,10 @@ import (
 
 // versions-admission, played by a learner: the CRD's file edited (two
 // storage versions refused, then v1 beside v1beta1), the Users rewritten
-// with kubectl replace, the policy's file completed (to warn only, then to
-// deny); each task stays open before its right action.
+// by a StorageVersionMigration on 1.37 and later (its file completed), by
+// kubectl replace and a patch of storedVersions before; the policy's file
+// completed (to warn only, then to deny); each task stays open before its
+// right action.
 func playVersionsAdmission(t *testing.T, c *cli) {
 	l := c.startLesson("versions-admission", "--restart")
 	l.waitFor("▶ versions-admission", "Your task")
@@ -51,10 +55,36 @@ func playVersionsAdmission(t *testing.T, c *cli) {
 		t.Errorf("admin read as v1beta1, before the migration: password %q", out)
 	}
 
-	task = "every User stored as v1"
-	l.stillOpen(task)
-	c.kubectl(c.kubectl("", "get", "users", "-o", "json"), "replace", "-f", "-")
-	l.done(task)
+	// The migration: the storage version migrator's on 1.37 and later,
+	// the learner's by hand before (the lesson's steps of the lab's minor).
+	var version struct{ Minor string }
+	if err := json.Unmarshal([]byte(c.kubectl("", "get", "--raw", "/version")), &version); err != nil {
+		t.Fatal(err)
+	}
+	if minor, _ := strconv.Atoi(strings.TrimSuffix(version.Minor, "+")); minor >= 37 {
+		task = "every User stored as v1, by the storage version migrator"
+		l.stillOpen(task)
+		migration := c.file("versions-admission", "users-migration.yaml")
+		if out := c.kubectlFails("apply", "-f", migration); !strings.Contains(out, `spec.resource.group: Invalid value: "TODO"`) {
+			t.Errorf("the migration's file with its TODOs: %s", out)
+		}
+		skeleton, err := os.ReadFile(migration)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.kubectl(strings.NewReplacer("group: TODO", "group: auth.ilinux.io", "resource: TODO", "resource: users").Replace(string(skeleton)), "apply", "-f", "-")
+		l.done(task)
+	} else {
+		task = "every User stored as v1, by hand"
+		l.stillOpen(task)
+		c.kubectl(c.kubectl("", "get", "users", "-o", "json"), "replace", "-f", "-")
+		l.stillOpen(task) // storedVersions still lists v1beta1
+		c.kubectl("", "patch", "crd", "users.auth.ilinux.io", "--subresource=status", "--type=merge", "-p", `{"status":{"storedVersions":["v1"]}}`)
+		l.done(task)
+	}
+	if out := c.kubectl("", "get", "crd", "users.auth.ilinux.io", "-o", "jsonpath={.status.storedVersions}"); out != `["v1"]` {
+		t.Errorf("storedVersions after the migration: %s", out)
+	}
 	if out := c.kubectl("", "get", "users.v1beta1.auth.ilinux.io", "admin", "-o", "jsonpath={.spec}"); strings.Contains(out, "password") || !strings.Contains(out, "k8s@magedu.com") {
 		t.Errorf("admin read as v1beta1, after the migration: %s", out)
 	}

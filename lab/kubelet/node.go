@@ -20,7 +20,8 @@ import (
 
 // reportedVersion is the kubelet version the simulated nodes report: the
 // release of the apiserver they register with, as a kubelet of the control
-// plane's own release ("v1.35.8-crdlab" on a Kubernetes 1.35 lab). A real
+// plane's own release ("v1.35.8-crdlab" on a Kubernetes 1.35 lab,
+// "v1.38.0-beta.0-crdlab" on a preview's). A real
 // cluster never runs a kubelet newer than its apiserver; the suffix says
 // the kubelet is crdlab's.
 func reportedVersion(c kubernetes.Interface) (string, error) {
@@ -29,10 +30,10 @@ func reportedVersion(c kubernetes.Interface) (string, error) {
 		return "", fmt.Errorf("simulated kubelet: unable to ask the apiserver its version: %w", err)
 	}
 	v, ok := kubeminor.ParseVersion(info.GitVersion)
-	if !ok || v.Release() == "" {
-		return "", fmt.Errorf("simulated kubelet: the apiserver reports version %q, not a Kubernetes release (v1.<minor>.<patch>)", info.GitVersion)
+	if !ok || v.Tag() == "" {
+		return "", fmt.Errorf("simulated kubelet: the apiserver reports version %q, not a Kubernetes release (v1.<minor>.<patch>, or its beta or rc)", info.GitVersion)
 	}
-	return v.Release() + "-crdlab", nil
+	return v.Tag() + "-crdlab", nil // v1.38.0-beta.0-crdlab on a preview
 }
 
 // newNode is the index-th simulated node (1-based, at most MaxNodes).

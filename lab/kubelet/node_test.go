@@ -81,6 +81,7 @@ func TestNodesReportTheAPIServersVersion(t *testing.T) {
 	for _, tc := range []struct{ server, want string }{
 		{"v1.35.8", "v1.35.8-crdlab"},
 		{"v1.36.5+abc", "v1.36.5-crdlab"},
+		{"v1.38.0-beta.0", "v1.38.0-beta.0-crdlab"}, // a preview's, as its kubelet says it
 	} {
 		t.Run(tc.server, func(t *testing.T) {
 			client := fake.NewClientset()

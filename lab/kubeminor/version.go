@@ -57,6 +57,23 @@ func (v Version) Release() string {
 	return "v" + v.Minor + "." + p[:end]
 }
 
+// Tag returns the release a version names with its preview, a beta or a
+// release candidate, and without what follows: "v1.38.0-beta.0" of
+// "v1.38.0-beta.0" or "v1.38.0-beta.0+abc", "v1.36.5" of "v1.36.5+abc"
+// (as Release); "" when it names no patch ("1.36") or a preview of
+// another kind.
+func (v Version) Tag() string {
+	r := v.Release()
+	if r == "" {
+		return ""
+	}
+	rest, _, _ := strings.Cut(v.Rest, "+")
+	if !isRelease(rest) {
+		return ""
+	}
+	return "v" + v.Minor + rest
+}
+
 // isPatch reports whether rest is a release's patch and nothing more:
 // ".5", not ".05", ".5+abc" or "".
 func isPatch(rest string) bool {

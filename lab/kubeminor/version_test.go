@@ -71,3 +71,24 @@ func TestRelease(t *testing.T) {
 		}
 	}
 }
+
+func TestTag(t *testing.T) {
+	for in, want := range map[string]string{
+		"v1.36.5":              "v1.36.5",
+		"v1.36.5+abc":          "v1.36.5",
+		"1.36.5-rc.1":          "v1.36.5-rc.1",
+		"v1.38.0-beta.0":       "v1.38.0-beta.0",
+		"v1.38.0-beta.0+dirty": "v1.38.0-beta.0",
+		"v1.38.0-alpha.2":      "",
+		"1.36":                 "",
+	} {
+		v, ok := kubeminor.ParseVersion(in)
+		if !ok {
+			t.Errorf("ParseVersion(%q) failed", in)
+			continue
+		}
+		if got := v.Tag(); got != want {
+			t.Errorf("ParseVersion(%q).Tag() = %q, want %q", in, got, want)
+		}
+	}
+}

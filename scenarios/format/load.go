@@ -443,6 +443,17 @@ func (s *Scenario) check(root *yaml.Node) []Problem {
 		for _, msg := range s.Spec.Steps[i].check(s.readFile, s.IsLesson()) {
 			add(line, "spec.steps[%d]: %s", i, msg)
 		}
+		if k := s.Spec.Steps[i].Kubernetes; k != "" {
+			if msg := checkMinors(k); msg != "" {
+				at := line
+				if steps := node(root, "spec", "steps"); steps != nil && steps.Kind == yaml.SequenceNode && i < len(steps.Content) {
+					if l := lineAt(steps.Content[i], "kubernetes"); l > 0 {
+						at = l
+					}
+				}
+				add(at, "spec.steps[%d].%s", i, msg)
+			}
+		}
 	}
 	return out
 }

@@ -47,6 +47,11 @@ func TestLoadProblems(t *testing.T) {
 		{"empty", "", "empty file"},
 		{"negative duration", head + "  - wait: -1s\n", `bad duration "-1s"`},
 		{"code", head + "  - expectError: {delete: {apiVersion: v1, kind: Pod, name: a}, code: 200}\n", "want an HTTP error status"},
+		{"kubernetes not a range", head + "  - narrate: a\n    kubernetes: '>=v1.37.0'\n", `:8: spec.steps[0].kubernetes ">=v1.37.0": "v1.37.0" is not a Kubernetes minor`},
+		{"kubernetes bad operator", head + "  - narrate: a\n    kubernetes: '=>1.37'\n", `:8: spec.steps[0].kubernetes "=>1.37": ">1.37" is not a Kubernetes minor`},
+		{"kubernetes three bounds", head + "  - narrate: a\n    kubernetes: '>1.35, <1.38, =1.36'\n", `:8: spec.steps[0].kubernetes ">1.35, <1.38, =1.36": want one or two bounds`},
+		{"kubernetes empty", head + "  - wait: 1s\n  - narrate: a\n    kubernetes: ' '\n", `:9: spec.steps[1].kubernetes " ": want one or two bounds`},
+		{"kubernetes serves none", head + "  - narrate: a\n    kubernetes: '<1.30'\n", `:8: spec.steps[0].kubernetes "<1.30": no minor crdlab serves (1.35`},
 		{"minKubernetes not a minor", strings.Replace(head, "  title: t\n", "  title: t\n  minKubernetes: v1.36.5\n", 1) + "  - wait: 1s\n", `:6: spec.minKubernetes "v1.36.5": want a Kubernetes minor, as 1.36`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

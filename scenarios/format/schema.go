@@ -163,6 +163,26 @@ In strings of objects, object references and files that apply steps read,
 ` + "`${NAMESPACE}`" + ` is replaced by the scenario's namespace. Objects without a
 namespace go into the scenario's namespace.
 
+## Steps of some Kubernetes minors
+
+A step with ` + "`kubernetes:`" + ` runs only on the minors of its range, as the
+apiserver's ` + "`/version`" + ` says (asked once per run): one or two bounds, each
+` + "`>=`, `>`, `<=`, `<` or `=`" + ` and a minor, separated by a comma (` + "`\">=1.37\"`" + `,
+` + "`\"<1.37\"`, `\">=1.36, <1.38\"`" + `). On another minor the run leaves the step out, as
+if it were not written; the other steps keep their numbers. Where Kubernetes
+changed between minors, a scenario says and checks each world on its own
+minor (versions-admission: a StorageVersionMigration on 1.37 and later, by
+hand on 1.35 and 1.36), each task with a name of its own. A range that is not
+one, or that holds no minor crdlab serves, is an error naming the file, line
+and field. ` + "`spec.minKubernetes`" + ` skips a whole scenario instead.
+
+` + "```yaml" + `
+- narrate: On 1.37 and later the storage version migrator does it.
+  kubernetes: ">=1.37"
+- narrate: On 1.35 and 1.36 you do it by hand.
+  kubernetes: "<1.37"
+` + "```" + `
+
 ## Text in Chinese
 
 A scenario speaks English and, optionally, Chinese (` + "`crdlab scenario run --lang zh`" + `,

@@ -81,6 +81,8 @@ type SpecZH struct {
 type Step struct {
 	Name    string    `json:"name,omitempty" yaml:"name,omitempty" doc:"A short name for the step, shown in reports."`
 	Timeout *Duration `json:"timeout,omitempty" yaml:"timeout,omitempty" doc:"How long expect (or expectError, for the write to be refused) may take. Default: spec.timeout."`
+	// Kubernetes limits the step to some minors (kubernetes.go).
+	Kubernetes string `json:"kubernetes,omitempty" yaml:"kubernetes,omitempty" doc:"Run the step only on these Kubernetes minors, as the apiserver's /version says (read once per run): one or two bounds, each >=, >, <=, < or = and a minor, separated by a comma: \">=1.37\", \"<1.37\", \">=1.36, <1.38\". On another minor the run leaves the step out, as if it were not written (the other steps keep their numbers); a lesson gives each minor its own narration, steps and tasks this way, each task with a name of its own. A bad range, or one no minor crdlab serves is in, is an error of the file. Omitted: every minor."`
 
 	Narrate     string       `json:"narrate,omitempty" yaml:"narrate,omitempty" doc:"Text shown to the user: the scenario's explanation of what comes next." action:"true"`
 	Apply       *Apply       `json:"apply,omitempty" yaml:"apply,omitempty" doc:"Create or update objects (server-side apply). A write the apiserver refuses because it could not call a webhook is tried again until the step's timeout: it learns of a webhook server started or a webhook configuration changed a moment later." action:"true"`
