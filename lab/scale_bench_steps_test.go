@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/flowcontrol"
 
 	"github.com/crdlab/crdlab/lab"
@@ -70,13 +72,14 @@ func BenchmarkScaleSteps(b *testing.B) {
 // stepsRow is what BenchmarkScaleSteps measured of one node simulator.
 type stepsRow struct {
 	*scaleRow
-	steps [3]time.Duration // nodes Ready, Pods Running, Pods deleted
+	steps   [3]time.Duration // nodes Ready, Pods Running, Pods deleted
+	tooMany int              // requests kube-apiserver answered 429
 }
 
 func (r *stepsRow) print() {
 	pss, cpu := r.total()
-	fmt.Printf("%s: nodes Ready %.1f s after kube-apiserver; %d Pods Running in %.1f s, deleted in %.1f s; %.0f MiB PSS, %.0f CPU s; load %s → %s\n",
-		r.name, r.steps[0].Seconds(), r.pods, r.steps[1].Seconds(), r.steps[2].Seconds(), mib(pss), cpu, r.loadBefore, r.loadAfter)
+	fmt.Printf("%s: nodes Ready %.1f s after kube-apiserver; %d Pods Running in %.1f s, deleted in %.1f s; %.0f MiB PSS, %.0f CPU s; %d requests answered 429; load %s → %s\n",
+		r.name, r.steps[0].Seconds(), r.pods, r.steps[1].Seconds(), r.steps[2].Seconds(), mib(pss), cpu, r.tooMany, r.loadBefore, r.loadAfter)
 	for _, n := range r.notes {
 		fmt.Printf("%s: %s\n", r.name, n)
 	}
@@ -122,6 +125,7 @@ func runStepsRow(b *testing.B, name string, size scaleSize, sim *kwokSimulator) 
 		}
 	}()
 	cs := kwokctlClient(l)
+	metrics := kubernetes.NewForConfigOrDie(l.RESTConfig()).CoreV1().RESTClient()
 	// Step 1: every node Ready, as KWOK's benchmark counts them (its
 	// STATUS in kubectl get nodes), from the moment kube-apiserver serves:
 	// crdlab's nodes register then; KWOK's are created then, one after
@@ -163,8 +167,36 @@ func runStepsRow(b *testing.B, name string, size scaleSize, sim *kwokSimulator) 
 		}
 		r.procs[name] = q
 	}
+	r.tooMany = scrapeTooMany(ctx, b, metrics)
 	r.loadAfter = loadavg()
 	return r
+}
+
+// scrapeTooMany counts the requests kube-apiserver answered 429 Too Many
+// Requests since it started (its apiserver_request_total): with priority
+// and fairness off, those over its in-flight limits.
+func scrapeTooMany(ctx context.Context, b *testing.B, c rest.Interface) int {
+	raw, err := c.Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		b.Fatalf("kube-apiserver /metrics: %v", err)
+	}
+	n := 0.0
+	for line := range strings.SplitSeq(string(raw), "\n") {
+		rest, ok := strings.CutPrefix(line, "apiserver_request_total{")
+		if !ok {
+			continue
+		}
+		labels, value, ok := strings.Cut(rest, "} ")
+		if !ok || metricLabel(labels, "code") != "429" {
+			continue
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
+		if err != nil {
+			b.Fatalf("kube-apiserver /metrics: unreadable line %q", line)
+		}
+		n += v
+	}
+	return int(n)
 }
 
 // kwokctlClient is a client of l as kwokctl scale's: JSON, no client-side
@@ -223,14 +255,15 @@ func printStepsTable(size scaleSize, crdlab, peer *stepsRow) {
 		fmt.Sprintf("%d Pods deleted, s", size.pods),
 		"PSS of every process, MiB",
 		"CPU seconds of every process",
+		"requests answered 429",
 	}
 	values := func(r *stepsRow) []float64 {
 		pss, cpu := r.total()
-		return []float64{r.steps[0].Seconds(), r.steps[1].Seconds(), r.steps[2].Seconds(), mib(pss), cpu}
+		return []float64{r.steps[0].Seconds(), r.steps[1].Seconds(), r.steps[2].Seconds(), mib(pss), cpu, float64(r.tooMany)}
 	}
 	fmt.Printf("\n%d CPUs. Ratio: crdlab's figure over KWOK's (below 1: less time, memory, CPU).\n\n", runtime.NumCPU())
 	fmt.Printf("| | %s |\n|---|%s\n", strings.Join(labels, " | "), strings.Repeat("---|", len(labels)))
-	fmt.Printf("| KWOK's limit (test/e2e/benchmark.go) | %s | %s | %s | | |\n",
+	fmt.Printf("| KWOK's limit (test/e2e/benchmark.go) | %s | %s | %s | | | |\n",
 		number(kwokLimits[0].Seconds()), number(kwokLimits[1].Seconds()), number(kwokLimits[2].Seconds()))
 	for _, r := range []*stepsRow{crdlab, peer} {
 		fmt.Printf("| %s |", r.name)
@@ -242,6 +275,10 @@ func printStepsTable(size scaleSize, crdlab, peer *stepsRow) {
 	fmt.Print("| **crdlab / KWOK** |")
 	c, p := values(crdlab), values(peer)
 	for i := range c {
+		if p[i] == 0 {
+			fmt.Print(" – |")
+			continue
+		}
 		fmt.Printf(" %.2f× |", c[i]/p[i])
 	}
 	fmt.Println()
