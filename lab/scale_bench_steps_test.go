@@ -13,6 +13,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -233,14 +234,17 @@ func createBarePods(ctx context.Context, cs kubernetes.Interface, n int, nodes [
 }
 
 // deletePods deletes the Pods of the selector in the default namespace,
-// one after the other, with the default (graceful) options.
+// one after the other, with the default (graceful) options. A Pod gone
+// since the list (evicted from a node seen NotReady on a loaded machine)
+// is passed over, as kwokctl logs such an error and goes on.
 func deletePods(ctx context.Context, cs kubernetes.Interface, selector string) error {
 	pods, err := cs.CoreV1().Pods(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{LabelSelector: selector})
 	if err != nil {
 		return err
 	}
 	for i := range pods.Items {
-		if err := cs.CoreV1().Pods(metav1.NamespaceDefault).Delete(ctx, pods.Items[i].Name, metav1.DeleteOptions{}); err != nil {
+		err := cs.CoreV1().Pods(metav1.NamespaceDefault).Delete(ctx, pods.Items[i].Name, metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("delete pod %s: %w", pods.Items[i].Name, err)
 		}
 	}
