@@ -177,11 +177,14 @@ func collect[T any](ch <-chan T) []T {
 // not-ready and unreachable taints the node lifecycle controller puts on
 // a node until it is Ready: until the scheduler can use every one.
 func waitNodesSchedulable(ctx context.Context, b *testing.B, cs kubernetes.Interface, n int, timeout time.Duration) {
-	waitNodesWhere(ctx, b, cs, n, schedulable, timeout)
+	if good, done := waitNodesWhere(ctx, b, cs, n, schedulable, timeout); !done {
+		b.Fatalf("%d of %d nodes schedulable after %s", good, n, timeout)
+	}
 }
 
-// waitNodesWhere waits until n nodes are as cond says.
-func waitNodesWhere(ctx context.Context, b *testing.B, cs kubernetes.Interface, n int, cond func(*corev1.Node) bool, timeout time.Duration) {
+// waitNodesWhere waits until n nodes are as cond says; after timeout it
+// says how many are, and that it is not done.
+func waitNodesWhere(ctx context.Context, b *testing.B, cs kubernetes.Interface, n int, cond func(*corev1.Node) bool, timeout time.Duration) (good int, done bool) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	list, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
@@ -203,6 +206,9 @@ func waitNodesWhere(ctx context.Context, b *testing.B, cs kubernetes.Interface, 
 	}
 	for count() < n {
 		w, err := cs.CoreV1().Nodes().Watch(ctx, metav1.ListOptions{ResourceVersion: rv, AllowWatchBookmarks: true})
+		if err != nil && ctx.Err() != nil {
+			return count(), false
+		}
 		if err != nil {
 			b.Fatalf("%d of %d nodes as wanted after %s: %v", count(), n, timeout, err)
 		}
@@ -225,10 +231,11 @@ func waitNodesWhere(ctx context.Context, b *testing.B, cs kubernetes.Interface, 
 			}
 		}
 		w.Stop()
-		if err := ctx.Err(); err != nil {
-			b.Fatalf("%d of %d nodes as wanted after %s", count(), n, timeout)
+		if ctx.Err() != nil && count() < n {
+			return count(), false
 		}
 	}
+	return count(), true
 }
 
 func schedulable(n *corev1.Node) bool {

@@ -332,7 +332,7 @@ func (r *scaleRow) waitPodsWhere(ctx context.Context, b *testing.B, cs kubernete
 	if ctx.Err() != nil {
 		b.Fatal(ctx.Err())
 	}
-	r.notes = append(r.notes, fmt.Sprintf(phase+": not done after %s, %d Pods there, %d of them done: the rate is at most the figure",
+	r.notes = append(r.notes, fmt.Sprintf(phase+": not done after %s, %d Pods there, %d of them done: its figure is that bound (the time at least, the rate at most)",
 		r.pods, timeout.Round(time.Second), len(ready), good))
 	return timeout
 }
