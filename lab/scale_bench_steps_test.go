@@ -3,10 +3,12 @@
 package lab_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -160,6 +162,7 @@ func runStepsRow(b *testing.B, name string, size scaleSize, sim *kwokSimulator) 
 	// Step 3: the Pods deleted as kwokctl scale pod --replicas 0 does: a
 	// list, then a delete of each (graceful, the node simulator confirms),
 	// one after the other; until none is left.
+	before, _ := scrapeRequests(ctx, b, metrics)
 	t0 = time.Now()
 	deleted := make(chan error, 1)
 	go func() { deleted <- deletePods(ctx, cs, selector) }()
@@ -175,36 +178,74 @@ func runStepsRow(b *testing.B, name string, size scaleSize, sim *kwokSimulator) 
 		}
 		r.procs[name] = q
 	}
-	r.tooMany = scrapeTooMany(ctx, b, metrics)
+	after, tooMany := scrapeRequests(ctx, b, metrics)
+	r.tooMany = tooMany
+	r.notes = append(r.notes, "step 3, kube-apiserver's busiest requests: "+after.minus(before).busiest(6, r.steps[2]))
 	r.loadAfter = loadavg()
 	return r
 }
 
-// scrapeTooMany counts the requests kube-apiserver answered 429 Too Many
-// Requests since it started (its apiserver_request_total): with priority
+// requestCounts are kube-apiserver's requests by verb and resource
+// ("PUT leases", "PATCH pods/status"), from its apiserver_request_total.
+type requestCounts map[string]float64
+
+// scrapeRequests reads the requests kube-apiserver served since it
+// started, and how many it answered 429 Too Many Requests: with priority
 // and fairness off, those over its in-flight limits.
-func scrapeTooMany(ctx context.Context, b *testing.B, c rest.Interface) int {
+func scrapeRequests(ctx context.Context, b *testing.B, c rest.Interface) (requestCounts, int) {
 	raw, err := c.Get().AbsPath("/metrics").DoRaw(ctx)
 	if err != nil {
 		b.Fatalf("kube-apiserver /metrics: %v", err)
 	}
-	n := 0.0
+	counts, tooMany := requestCounts{}, 0.0
 	for line := range strings.SplitSeq(string(raw), "\n") {
 		rest, ok := strings.CutPrefix(line, "apiserver_request_total{")
 		if !ok {
 			continue
 		}
 		labels, value, ok := strings.Cut(rest, "} ")
-		if !ok || metricLabel(labels, "code") != "429" {
+		if !ok {
 			continue
 		}
 		v, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
 		if err != nil {
 			b.Fatalf("kube-apiserver /metrics: unreadable line %q", line)
 		}
-		n += v
+		if metricLabel(labels, "code") == "429" {
+			tooMany += v
+		}
+		key := metricLabel(labels, "verb") + " " + metricLabel(labels, "resource")
+		if sub := metricLabel(labels, "subresource"); sub != "" {
+			key += "/" + sub
+		}
+		counts[key] += v
 	}
-	return int(n)
+	return counts, int(tooMany)
+}
+
+// busiest says the n most requested verbs and resources of c over d.
+func (c requestCounts) busiest(n int, d time.Duration) string {
+	keys := make([]string, 0, len(c))
+	for k, v := range c {
+		if v > 0 {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, func(a, b string) int { return cmp.Compare(c[b], c[a]) })
+	var out []string
+	for _, k := range keys[:min(n, len(keys))] {
+		out = append(out, fmt.Sprintf("%s %.0f (%.0f/s)", k, c[k], c[k]/d.Seconds()))
+	}
+	return strings.Join(out, ", ")
+}
+
+// minus is the requests of c that were not yet in earlier.
+func (c requestCounts) minus(earlier requestCounts) requestCounts {
+	out := requestCounts{}
+	for k, v := range c {
+		out[k] = v - earlier[k]
+	}
+	return out
 }
 
 // kwokctlClient is a client of l as kwokctl scale's: JSON, no client-side

@@ -382,3 +382,41 @@ func TestOneStatusWriteFromBindToReady(t *testing.T) {
 		})
 	}
 }
+
+// A Pod's deletion is confirmed with one delete. kube-apiserver carries
+// out a delete of grace period 0 of a Pod being deleted in two writes: it
+// sets the grace period to 0 (an update the informer sees), then removes
+// the object; that update must not make the kubelet delete again.
+func TestOneDeleteConfirmsADeletion(t *testing.T) {
+	p := pod(running(t0, ""), func(p *corev1.Pod) {
+		p.DeletionTimestamp = ptr.To(metav1.NewTime(t0.Add(30 * time.Second)))
+		p.DeletionGracePeriodSeconds = ptr.To(int64(30))
+	})
+	client := fake.NewClientset(p)
+	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	_ = indexer.Add(p)
+	k := &Kubelet{client: client, pods: corelisters.NewPodLister(indexer),
+		nodes: map[string]*node{"lab-node-1": mustNode("lab-node-1", 1)}}
+	k.now = func() time.Time { return t0 }
+	if _, err := k.syncPod(context.Background(), "default/web"); err != nil {
+		t.Fatal(err)
+	}
+	// The update kube-apiserver made before it removed the Pod, seen by
+	// the informer before the removal.
+	shortened := p.DeepCopy()
+	shortened.DeletionTimestamp = ptr.To(metav1.NewTime(t0))
+	shortened.DeletionGracePeriodSeconds = ptr.To(int64(0))
+	_ = indexer.Update(shortened)
+	if _, err := k.syncPod(context.Background(), "default/web"); err != nil {
+		t.Fatal(err)
+	}
+	var deletes int
+	for _, a := range client.Actions() {
+		if a.GetVerb() == "delete" {
+			deletes++
+		}
+	}
+	if deletes != 1 {
+		t.Errorf("%d deletes to confirm one deletion, want 1: %v", deletes, client.Actions())
+	}
+}
