@@ -56,7 +56,7 @@ func facts(t *testing.T) []fact {
 	lab, def := controllerManagerOptions(t, timingFlags(3)), controllerManagerOptions(t, nil)
 
 	var api controlplane.APIServer // its --default-unreachable-toleration-seconds (TestControlPlaneCommandLines)
-	if err := (&nodes{}).configureAPIServer(&api); err != nil {
+	if err := (&nodes{lab: &Lab{}}).configureAPIServer(&api); err != nil {
 		t.Fatal(err)
 	}
 	labToleration, err := strconv.Atoi(api.NodeFailureToleration)

@@ -33,11 +33,36 @@ var _ interface {
 func (n *nodes) Name() string { return Nodes }
 
 // configureAPIServer has kube-apiserver evict the Pods of a failed node
-// after 10s, not 5 minutes.
+// after 10s, not 5 minutes; and, in a lab of ScaleNodes nodes or more,
+// serve as many requests at once as the lab's own clients make at that
+// size.
 func (n *nodes) configureAPIServer(a *controlplane.APIServer) error {
 	a.NodeFailureToleration = notReadyToleration
+	if n.lab.opts.Nodes >= ScaleNodes {
+		a.MaxRequestsInFlight, a.MaxMutatingRequestsInFlight = scaleRequestsInFlight, scaleMutatingRequestsInFlight
+	}
 	return nil
 }
+
+// ScaleNodes is the size from which a lab runs as a cluster at scale is
+// run (docs/scale.md): from 1,000 nodes each node renews its Lease every
+// 10 s, a kubelet's own interval (nodeHeartbeat), and kube-apiserver
+// serves scaleRequestsInFlight requests at once, scaleMutatingRequestsInFlight
+// of them writes.
+const ScaleNodes = 1000
+
+// kube-apiserver's in-flight limits from ScaleNodes on, five times its
+// defaults (400 and 200). With priority and fairness off (a lab has one
+// tenant) they are its only limits, and at that size the lab's own writers
+// alone may have 200 requests in flight (the simulated kubelet's 125 to
+// 128 node workers and 32 Pod workers, kube-controller-manager's
+// ReplicaSet, Deployment and garbage collector workers, kube-scheduler's
+// bindings): over 200, kube-apiserver answers 429 and client-go waits the
+// second its Retry-After says before it sends again.
+const (
+	scaleRequestsInFlight         = 2000
+	scaleMutatingRequestsInFlight = 1000
+)
 
 // running returns the simulated kubelet, nil before the first start.
 func (n *nodes) running() *kubelet.Kubelet {

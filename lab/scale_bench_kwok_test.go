@@ -45,8 +45,11 @@ var kwokStages = []string{
 // does, with the capacity of crdlab's simulated nodes.
 type kwokSimulator struct {
 	binary, stages, dir string
-	cmd                 *exec.Cmd
-	exited              chan struct{}
+	// nodeCreators is how many Node objects are created at once: 16, or
+	// as kwokctl scale node does, one after the other (1).
+	nodeCreators int
+	cmd          *exec.Cmd
+	exited       chan struct{}
 }
 
 // version is what the kwok binary says it is.
@@ -103,9 +106,12 @@ func (k *kwokSimulator) start(ctx context.Context, l *lab.Lab, nodes int) error 
 	}
 	k.exited = make(chan struct{})
 	go func() { _ = k.cmd.Wait(); close(k.exited) }()
+	if k.nodeCreators == 1 {
+		return createNodes(ctx, kwokctlClient(l), nodes, 1)
+	}
 	cfg := l.RESTConfig()
 	cfg.ContentType = runtime.ContentTypeProtobuf
-	return createNodes(ctx, kubernetes.NewForConfigOrDie(cfg), nodes)
+	return createNodes(ctx, kubernetes.NewForConfigOrDie(cfg), nodes, 16)
 }
 
 // stop ends kwok with SIGTERM, then SIGKILL after 10 s.
@@ -128,14 +134,14 @@ func (k *kwokSimulator) stop(b *testing.B) {
 	}
 }
 
-// createNodes creates kwok-node-1 to kwok-node-N, 16 at a time, with the
-// annotation KWOK's documentation gives its nodes.
-func createNodes(ctx context.Context, cs kubernetes.Interface, n int) error {
+// createNodes creates kwok-node-1 to kwok-node-N, workers at a time, with
+// the annotation KWOK's documentation gives its nodes.
+func createNodes(ctx context.Context, cs kubernetes.Interface, n, workers int) error {
 	capacity := kubelet.DefaultCapacity()
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	errs := make(chan error, 16)
-	for range 16 {
+	errs := make(chan error, workers)
+	for range workers {
 		wg.Go(func() {
 			for i := next.Add(1); i <= int64(n); i = next.Add(1) {
 				name := fmt.Sprintf("kwok-node-%d", i)
@@ -171,6 +177,14 @@ func collect[T any](ch <-chan T) []T {
 // not-ready and unreachable taints the node lifecycle controller puts on
 // a node until it is Ready: until the scheduler can use every one.
 func waitNodesSchedulable(ctx context.Context, b *testing.B, cs kubernetes.Interface, n int, timeout time.Duration) {
+	if good, done := waitNodesWhere(ctx, b, cs, n, schedulable, timeout); !done {
+		b.Fatalf("%d of %d nodes schedulable after %s", good, n, timeout)
+	}
+}
+
+// waitNodesWhere waits until n nodes are as cond says; after timeout it
+// says how many are, and that it is not done.
+func waitNodesWhere(ctx context.Context, b *testing.B, cs kubernetes.Interface, n int, cond func(*corev1.Node) bool, timeout time.Duration) (good int, done bool) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	list, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
@@ -179,7 +193,7 @@ func waitNodesSchedulable(ctx context.Context, b *testing.B, cs kubernetes.Inter
 	}
 	ok := map[string]bool{}
 	for i := range list.Items {
-		ok[list.Items[i].Name] = schedulable(&list.Items[i])
+		ok[list.Items[i].Name] = cond(&list.Items[i])
 	}
 	rv := list.ResourceVersion
 	count := func() (good int) {
@@ -192,8 +206,11 @@ func waitNodesSchedulable(ctx context.Context, b *testing.B, cs kubernetes.Inter
 	}
 	for count() < n {
 		w, err := cs.CoreV1().Nodes().Watch(ctx, metav1.ListOptions{ResourceVersion: rv, AllowWatchBookmarks: true})
+		if err != nil && ctx.Err() != nil {
+			return count(), false
+		}
 		if err != nil {
-			b.Fatalf("%d of %d nodes schedulable after %s: %v", count(), n, timeout, err)
+			b.Fatalf("%d of %d nodes as wanted after %s: %v", count(), n, timeout, err)
 		}
 		for ev := range w.ResultChan() {
 			if ev.Type == watch.Error {
@@ -207,17 +224,18 @@ func waitNodesSchedulable(ctx context.Context, b *testing.B, cs kubernetes.Inter
 			if ev.Type == watch.Deleted {
 				delete(ok, node.Name)
 			} else if ev.Type != watch.Bookmark {
-				ok[node.Name] = schedulable(node)
+				ok[node.Name] = cond(node)
 			}
 			if count() >= n {
 				break
 			}
 		}
 		w.Stop()
-		if err := ctx.Err(); err != nil {
-			b.Fatalf("%d of %d nodes schedulable after %s", count(), n, timeout)
+		if ctx.Err() != nil && count() < n {
+			return count(), false
 		}
 	}
+	return count(), true
 }
 
 func schedulable(n *corev1.Node) bool {

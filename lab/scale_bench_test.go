@@ -240,11 +240,23 @@ func runJob(ctx context.Context, b *testing.B, cs kubernetes.Interface, ns strin
 // phase that timed out does not fail the benchmark: it returns timeout,
 // so that its rate is an upper bound, and the row notes how far it got.
 func (r *scaleRow) waitPods(ctx context.Context, b *testing.B, cs kubernetes.Interface, ns, selector string, n int, timeout time.Duration, phase string, start time.Time) time.Duration {
+	return r.waitPodsWhere(ctx, b, cs, ns, selector, n, isReady, timeout, phase, start)
+}
+
+// isReady and isRunning are what waitPodsWhere can wait for of each Pod:
+// Ready (a Deployment's count), or in phase Running (what kubectl get
+// shows as STATUS Running, KWOK's benchmark's count).
+func isReady(p *corev1.Pod) bool   { return !readySince(*p).IsZero() }
+func isRunning(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning }
+
+// waitPodsWhere waits, as waitPods does, until exactly n Pods of the
+// selector are there, none being deleted and each as cond says.
+func (r *scaleRow) waitPodsWhere(ctx context.Context, b *testing.B, cs kubernetes.Interface, ns, selector string, n int, cond func(*corev1.Pod) bool, timeout time.Duration, phase string, start time.Time) time.Duration {
 	wctx, cancel := context.WithTimeout(ctx, timeout-time.Since(start))
 	defer cancel()
 	// ready: each Pod, by namespace and name (Pods of Deployments alike
-	// in two namespaces can have the same name), and whether it is Ready;
-	// good counts the Ready ones as they change, not by a pass over all
+	// in two namespaces can have the same name), and whether it is as
+	// cond says; good counts those as they change, not by a pass over all
 	// of them at each event (100,000 Pods).
 	ready := map[string]bool{}
 	good := 0
@@ -257,7 +269,7 @@ func (r *scaleRow) waitPods(ctx context.Context, b *testing.B, cs kubernetes.Int
 			delete(ready, key)
 			return
 		}
-		v := p.DeletionTimestamp == nil && !readySince(*p).IsZero()
+		v := p.DeletionTimestamp == nil && cond(p)
 		ready[key] = v
 		if v {
 			good++
@@ -320,7 +332,7 @@ func (r *scaleRow) waitPods(ctx context.Context, b *testing.B, cs kubernetes.Int
 	if ctx.Err() != nil {
 		b.Fatal(ctx.Err())
 	}
-	r.notes = append(r.notes, fmt.Sprintf(phase+": not done after %s, %d Pods there, %d of them Ready: the rate is at most the figure",
+	r.notes = append(r.notes, fmt.Sprintf(phase+": not done after %s, %d Pods there, %d of them done: its figure is that bound (the time at least, the rate at most)",
 		r.pods, timeout.Round(time.Second), len(ready), good))
 	return timeout
 }

@@ -2,8 +2,10 @@ package lab_test
 
 import (
 	"context"
+	"net/netip"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -137,4 +140,91 @@ func (s *notReadySeen) names() []string {
 		out = append(out, n)
 	}
 	return out
+}
+
+// A lab of more than 3,072 nodes, where the simulated kubelet's first
+// addresses ended (node 3,072's Pods were given 10.256.0.x, which the
+// apiserver refused: the Pods stayed Pending on Ready nodes): a Deployment
+// spread over nodes on both sides of it has every Pod Running, each at an
+// address of its node's spec.podCIDR. Part of make test's short scale
+// subset (a lab of 3,080 nodes boots in seconds).
+var _ = Describe("a lab of more than 3,072 nodes", Ordered, func() {
+	const (
+		nodeCount = 3080
+		first     = 3061 // the Deployment's nodes: lab-node-3061 … lab-node-3080
+		perNode   = 2
+	)
+	var c client.Client
+	BeforeAll(func(ctx context.Context) {
+		l, err := lab.Start(ctx, lab.Options{
+			Components:   []string{lab.ControllerManager, lab.Scheduler, lab.Nodes},
+			Nodes:        nodeCount,
+			StartTimeout: 3 * time.Minute,
+			Logger:       GinkgoLogr,
+		})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func() { Expect(l.Stop()).To(Succeed()) })
+		c = l.Client()
+	}, NodeTimeout(4*time.Minute))
+
+	It("runs every Pod of a Deployment spread over nodes 3,061 to 3,080, each at an address of its node's podCIDR", func(ctx context.Context) {
+		var names []string
+		for i := first; i <= nodeCount; i++ {
+			names = append(names, "lab-node-"+strconv.Itoa(i))
+		}
+		replicas := int32(perNode * len(names))
+		d := deployment("default", "spread", replicas)
+		selector := &metav1.LabelSelector{MatchLabels: d.Spec.Selector.MatchLabels}
+		d.Spec.Template.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+				MatchExpressions: []corev1.NodeSelectorRequirement{{Key: corev1.LabelHostname, Operator: corev1.NodeSelectorOpIn, Values: names}},
+			}}},
+		}}
+		d.Spec.Template.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{
+			MaxSkew: 1, TopologyKey: corev1.LabelHostname, WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: selector,
+		}}
+		Expect(c.Create(ctx, d)).To(Succeed())
+		DeferCleanup(func(ctx context.Context) { _ = c.Delete(ctx, d) })
+
+		var pods []corev1.Pod
+		Eventually(func(g Gomega) {
+			var list corev1.PodList
+			g.Expect(c.List(ctx, &list, client.InNamespace("default"), client.MatchingLabels{"app": "spread"})).To(Succeed())
+			g.Expect(list.Items).To(HaveLen(int(replicas)))
+			for _, p := range list.Items {
+				g.Expect(p.Status.Phase).To(Equal(corev1.PodRunning), "pod %s on node %q, its events: %s", p.Name, p.Spec.NodeName, podEvents(ctx, c, &p))
+			}
+			pods = list.Items
+		}).WithContext(ctx).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
+
+		perNodeSeen := map[string]int{}
+		for _, p := range pods {
+			perNodeSeen[p.Spec.NodeName]++
+			var n corev1.Node
+			Expect(c.Get(ctx, client.ObjectKey{Name: p.Spec.NodeName}, &n)).To(Succeed())
+			cidr, err := netip.ParsePrefix(n.Spec.PodCIDR)
+			Expect(err).NotTo(HaveOccurred(), "node %s's podCIDR", n.Name)
+			ip, err := netip.ParseAddr(p.Status.PodIP)
+			Expect(err).NotTo(HaveOccurred(), "pod %s's address", p.Name)
+			Expect(cidr.Contains(ip)).To(BeTrue(), "pod %s at %s, not in node %s's podCIDR %s", p.Name, ip, n.Name, cidr)
+		}
+		for _, name := range names {
+			Expect(perNodeSeen[name]).To(Equal(perNode), "Pods on %s (every node from %d on)", name, first)
+		}
+	}, SpecTimeout(3*time.Minute))
+})
+
+// podEvents is what the Pod's events say, for a failure's message.
+func podEvents(ctx context.Context, c client.Client, p *corev1.Pod) string {
+	var list corev1.EventList
+	if err := c.List(ctx, &list, client.InNamespace(p.Namespace)); err != nil {
+		return err.Error()
+	}
+	var out []string
+	for _, e := range list.Items {
+		if e.InvolvedObject.UID == p.UID {
+			out = append(out, e.Reason+": "+e.Message)
+		}
+	}
+	return strings.Join(out, "; ")
 }

@@ -9,7 +9,11 @@
 # (0: no Job) size the run. BENCH_SCALE_HOLD=N runs BenchmarkScaleHold
 # (its Pods in BENCH_SCALE_HOLD_APPS Deployments, 100, a namespace each)
 # instead: crdlab's row alone, N Pods held (100,000: about 35 minutes on
-# two cores), and the PSS of each process.
+# two cores), and the PSS of each process. BENCH_SCALE_STEPS=kwok runs
+# BenchmarkScaleSteps instead: KWOK's own benchmark (its test/e2e/
+# benchmark.go), 5,000 nodes Ready, 10,000 bare Pods Running, deleted, on
+# crdlab's nodes and on KWOK's (BENCH_SCALE_NODES and BENCH_SCALE_PODS size
+# it too: 500 and 1000 for a short run).
 set -euo pipefail
 : "${GO:=go}"
 root=$PWD
@@ -23,6 +27,17 @@ echo "== bin/kwok from $mod/go.mod"
 (cd "$mod" && "$GO" build -o "$root/bin/kwok" sigs.k8s.io/kwok/cmd/kwok)
 kwok=$(cd "$mod" && "$GO" list -m -f '{{.Dir}}' sigs.k8s.io/kwok)
 export CRDLAB_KWOK_BINARY=$root/bin/kwok CRDLAB_KWOK_STAGES=$kwok/kustomize/stage
+case ${BENCH_SCALE_STEPS:-} in
+'') ;;
+kwok)
+	export CRDLAB_BENCH_SCALE_NODES=${BENCH_SCALE_NODES:-5000} CRDLAB_BENCH_SCALE_PODS=${BENCH_SCALE_PODS:-10000}
+	exec "$GO" test -vet=off -run '^$' -bench '^BenchmarkScaleSteps$' -benchtime 1x -timeout 40m ./lab/
+	;;
+*)
+	echo "BENCH_SCALE_STEPS=$BENCH_SCALE_STEPS: want kwok (KWOK's own benchmark) or nothing" >&2
+	exit 2
+	;;
+esac
 export CRDLAB_BENCH_SCALE_NODES=${BENCH_SCALE_NODES:-1000}
 export CRDLAB_BENCH_SCALE_PODS=${BENCH_SCALE_PODS:-10000}
 export CRDLAB_BENCH_SCALE_JOB=${BENCH_SCALE_JOB:-0}

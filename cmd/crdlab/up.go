@@ -65,7 +65,10 @@ envtest.
 once every one is Ready, or fails after --timeout saying how many are and
 which are not. Each node renews its Lease every 4 s (up to 10 s, a
 kubelet's own, above 400 nodes) and reports its status when it changes or
-every 5 minutes, as a kubelet does. --node-capacity sets each node's cpu,
+every 5 minutes, as a kubelet does. From 1,000 nodes the lab runs as a
+cluster at scale: kube-apiserver serves 2,000 requests at once, 1,000 of
+them writes (400 and 200 below; docs/scale.md).
+--node-capacity sets each node's cpu,
 memory and pods (cpu=32,memory=256Gi,pods=400 unless given), which the
 scheduler fits the Pods' requests to (docs/workloads.md). --zones Z spreads
 the nodes over Z zones (the label topology.kubernetes.io/zone: zone-a,

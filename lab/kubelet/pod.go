@@ -49,8 +49,15 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (time.Duration, error
 	}
 
 	// Deletion: a kubelet stops the containers, then confirms with a
-	// deletion of grace period 0, which removes the object.
+	// deletion of grace period 0, which removes the object. A grace period
+	// of 0 already set means that deletion is under way: kube-apiserver
+	// sets it in a write of its own (which the informer sees) before it
+	// removes the Pod, or someone forced the deletion; deleting again
+	// would only be a request answered NotFound.
 	if pod.DeletionTimestamp != nil {
+		if g := pod.DeletionGracePeriodSeconds; g != nil && *g == 0 {
+			return 0, nil
+		}
 		err := k.client.CoreV1().Pods(ns).Delete(ctx, name, metav1.DeleteOptions{
 			GracePeriodSeconds: ptr.To(int64(0)),
 			Preconditions:      &metav1.Preconditions{UID: &pod.UID},

@@ -307,3 +307,116 @@ func stopped(n *node, s bool) *node {
 	n.running = !s
 	return n
 }
+
+// From bind to Ready the simulated kubelet writes a Pod's status once: the
+// Pod Running and Ready in one write (a kubelet's status manager may write
+// several: Pending with its containers waiting, Running, Ready). The loop
+// plays the informer: each write comes back as an update of the Pod and
+// is synced again, as it would be, until the Pod is Ready and nothing is
+// due; the writes are counted per Pod.
+func TestOneStatusWriteFromBindToReady(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		pod  *corev1.Pod
+		opts Options
+	}{
+		{"a Deployment's Pod", pod(), Options{}},
+		{"a Pod started after a delay", pod(), Options{StartDelay: 3 * time.Second}},
+		{"a Pod with its own start delay", pod(annotate(AnnotationStartDelay, "2s")), Options{}},
+		{"a Job's Pod, until Ready", pod(neverRestart, annotate(AnnotationRunTime, "1h")), Options{}},
+		{"a Pod with init containers", pod(func(p *corev1.Pod) {
+			p.Spec.InitContainers = []corev1.Container{{Name: "init", Image: "busybox"}}
+		}), Options{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			client := fake.NewClientset(tc.pod)
+			indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+			if err := indexer.Add(tc.pod); err != nil {
+				t.Fatal(err)
+			}
+			k := &Kubelet{opts: tc.opts, client: client, pods: corelisters.NewPodLister(indexer),
+				nodes: map[string]*node{"lab-node-1": mustNode("lab-node-1", 1)}}
+			now := t0
+			k.now = func() time.Time { return now }
+			writes := func() (n int) {
+				for _, a := range client.Actions() {
+					if a.GetVerb() == "update" && a.GetSubresource() == "status" {
+						n++
+					}
+				}
+				return n
+			}
+			// sync is a sync of the Pod, then the informer's update with
+			// what the apiserver holds; it says whether the Pod is Ready.
+			sync := func() (time.Duration, bool) {
+				next, err := k.syncPod(context.Background(), "default/web")
+				if err != nil {
+					t.Fatal(err)
+				}
+				obj, err := client.Tracker().Get(corev1.SchemeGroupVersion.WithResource("pods"), "default", "web")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := indexer.Update(obj); err != nil {
+					t.Fatal(err)
+				}
+				return next, podReady(obj.(*corev1.Pod))
+			}
+			for step := 0; ; step++ {
+				if step == 20 {
+					t.Fatalf("not Ready after %d syncs, %d status writes", step, writes())
+				}
+				next, ready := sync()
+				if ready {
+					break
+				}
+				now = now.Add(next)
+			}
+			if got := writes(); got != 1 {
+				t.Errorf("%d status writes from bind to Ready, want 1: %v", got, client.Actions())
+			}
+			// The update its own write caused: nothing more to write.
+			if sync(); writes() != 1 {
+				t.Errorf("the kubelet wrote again on the update of its own write: %d status writes", writes())
+			}
+		})
+	}
+}
+
+// A Pod's deletion is confirmed with one delete. kube-apiserver carries
+// out a delete of grace period 0 of a Pod being deleted in two writes: it
+// sets the grace period to 0 (an update the informer sees), then removes
+// the object; that update must not make the kubelet delete again.
+func TestOneDeleteConfirmsADeletion(t *testing.T) {
+	p := pod(running(t0, ""), func(p *corev1.Pod) {
+		p.DeletionTimestamp = ptr.To(metav1.NewTime(t0.Add(30 * time.Second)))
+		p.DeletionGracePeriodSeconds = ptr.To(int64(30))
+	})
+	client := fake.NewClientset(p)
+	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	_ = indexer.Add(p)
+	k := &Kubelet{client: client, pods: corelisters.NewPodLister(indexer),
+		nodes: map[string]*node{"lab-node-1": mustNode("lab-node-1", 1)}}
+	k.now = func() time.Time { return t0 }
+	if _, err := k.syncPod(context.Background(), "default/web"); err != nil {
+		t.Fatal(err)
+	}
+	// The update kube-apiserver made before it removed the Pod, seen by
+	// the informer before the removal.
+	shortened := p.DeepCopy()
+	shortened.DeletionTimestamp = ptr.To(metav1.NewTime(t0))
+	shortened.DeletionGracePeriodSeconds = ptr.To(int64(0))
+	_ = indexer.Update(shortened)
+	if _, err := k.syncPod(context.Background(), "default/web"); err != nil {
+		t.Fatal(err)
+	}
+	var deletes int
+	for _, a := range client.Actions() {
+		if a.GetVerb() == "delete" {
+			deletes++
+		}
+	}
+	if deletes != 1 {
+		t.Errorf("%d deletes to confirm one deletion, want 1: %v", deletes, client.Actions())
+	}
+}

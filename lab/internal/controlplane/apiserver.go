@@ -66,6 +66,11 @@ type APIServer struct {
 	// node that is not ready or unreachable stay bound to it before they
 	// are evicted (the default tolerations it gives every Pod).
 	NodeFailureToleration string
+	// MaxRequestsInFlight and MaxMutatingRequestsInFlight, if set, are how
+	// many read-only and mutating requests it serves at once; over them it
+	// answers 429 Too Many Requests (priority and fairness being off, the
+	// only limits). Zero: Kubernetes' defaults, 400 and 200.
+	MaxRequestsInFlight, MaxMutatingRequestsInFlight int
 	// Flags are set over everything else, as name=value pairs without the
 	// leading dashes (lab.Options.APIServerFlags).
 	Flags map[string]string
@@ -180,6 +185,12 @@ func (a *APIServer) args() []string {
 	if s := a.NodeFailureToleration; s != "" {
 		args.Set("default-not-ready-toleration-seconds", s)
 		args.Set("default-unreachable-toleration-seconds", s)
+	}
+	if n := a.MaxRequestsInFlight; n > 0 {
+		args.Set("max-requests-inflight", strconv.Itoa(n))
+	}
+	if n := a.MaxMutatingRequestsInFlight; n > 0 {
+		args.Set("max-mutating-requests-inflight", strconv.Itoa(n))
 	}
 	for k, v := range a.Flags {
 		args.Set(k, v)

@@ -22,6 +22,7 @@ func TestControlPlaneCommandLines(t *testing.T) {
 			Audit:                 &Audit{PolicyFile: filepath.Join(dir, "audit-policy.yaml"), LogPath: filepath.Join(dir, "audit.log")},
 			Flags:                 map[string]string{"service-cluster-ip-range": "10.96.0.0/16"},
 			NodeFailureToleration: "10",
+			MaxRequestsInFlight:   2000, MaxMutatingRequestsInFlight: 1000,
 		},
 	}
 	if err := cp.Prepare(); err != nil {
@@ -48,6 +49,7 @@ func TestControlPlaneCommandLines(t *testing.T) {
 		"--endpoint-reconciler-type=none", "--enable-priority-and-fairness=false",
 		"--service-cluster-ip-range=10.96.0.0/16", "--audit-log-format=json",
 		"--default-unreachable-toleration-seconds=10", "--default-not-ready-toleration-seconds=10",
+		"--max-requests-inflight=2000", "--max-mutating-requests-inflight=1000",
 	} {
 		if !slices.Contains(api, want) {
 			t.Errorf("kube-apiserver's flags %q lack %s", api, want)
