@@ -373,7 +373,7 @@ func (r *runner) recordRemovals(e timeline.Event) {
 		delete(r.removals, key)
 		return
 	}
-	if len(e.Removed) == 0 {
+	if e.Removed == "" {
 		return
 	}
 	if r.removals == nil {
@@ -382,7 +382,7 @@ func (r *runner) recordRemovals(e timeline.Event) {
 	if r.removals[key] == nil {
 		r.removals[key] = map[string]timeline.Event{}
 	}
-	for _, f := range e.Removed {
+	for f := range strings.FieldsSeq(e.Removed) {
 		r.removals[key][f] = e
 	}
 }

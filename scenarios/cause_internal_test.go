@@ -192,7 +192,7 @@ func newTestRunner(t *testing.T) *runner {
 func TestRemovalIsTheLineThatTookTheFieldOut(t *testing.T) {
 	r := &runner{}
 	line := func(verb, actor string, removed ...string) timeline.Event {
-		return timeline.Event{Verb: verb, Kind: "ConfigMap", Namespace: "a", Name: "user-directory", Actor: actor, Removed: removed}
+		return timeline.Event{Verb: verb, Kind: "ConfigMap", Namespace: "a", Name: "user-directory", Actor: actor, Removed: strings.Join(removed, " ")}
 	}
 	r.recordRemovals(line(timeline.Create, "you (scenario)"))
 	r.recordRemovals(line(timeline.Update, "you (kubectl)", "data.bob"))

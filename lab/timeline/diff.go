@@ -89,7 +89,7 @@ func updateEvent(kind string, old, cur *unstructured.Unstructured) (e Event, cha
 		Namespace: cur.GetNamespace(),
 		Name:      cur.GetName(),
 		Detail:    strings.Join(fields, ", "),
-		Removed:   removedFields(old.Object, cur.Object, ""),
+		Removed:   strings.Join(removedFields(old.Object, cur.Object, ""), " "),
 		// Not sure who wrote it: managedFields did not date the writer's
 		// entry; the audit log names it, by the write's revision.
 		writerUnsure: !sure && verb != Bind && verb != Delete,

@@ -153,16 +153,16 @@ func TestUpdateEventOfARemoval(t *testing.T) {
 	before := dir(fieldsOf("alice", "bob"), t0, map[string]any{"alice": "1001", "bob": "1002"})
 	byHand := dir(fieldsOf("alice"), t0, map[string]any{"alice": "1001"})
 	e, changed := updateEvent("ConfigMap", before, byHand)
-	if !changed || !e.writerUnsure || len(e.Removed) != 1 || e.Removed[0] != "data.bob" {
+	if !changed || !e.writerUnsure || e.Removed != "data.bob" {
 		t.Errorf("bob's key taken out by another client: changed %v, unsure %v, removed %q; want changed, unsure, [data.bob]", changed, e.writerUnsure, e.Removed)
 	}
 	byOperator := dir(fieldsOf("alice"), t0.Add(time.Minute), map[string]any{"alice": "1001"})
 	e, _ = updateEvent("ConfigMap", before, byOperator)
-	if e.writerUnsure || e.Actor != "user-operator" || len(e.Removed) != 1 {
+	if e.writerUnsure || e.Actor != "user-operator" || e.Removed != "data.bob" {
 		t.Errorf("bob's key taken out by the Operator, its entry dated: unsure %v, actor %q, removed %q; want sure, user-operator, [data.bob]", e.writerUnsure, e.Actor, e.Removed)
 	}
 	added := dir(fieldsOf("alice", "bob", "carol"), t0.Add(time.Minute), map[string]any{"alice": "1001", "bob": "1002", "carol": "1003"})
-	if e, _ := updateEvent("ConfigMap", before, added); e.writerUnsure || len(e.Removed) != 0 {
+	if e, _ := updateEvent("ConfigMap", before, added); e.writerUnsure || e.Removed != "" {
 		t.Errorf("carol's key added: unsure %v, removed %q; want sure, none", e.writerUnsure, e.Removed)
 	}
 }

@@ -45,9 +45,11 @@ type Event struct {
 	// after it had been shown (see Order); it is shown where it arrived.
 	Late bool `json:"late,omitempty"`
 	// Removed lists the fields an update took out of the object (a map's
-	// key, a field set to null), as paths (data.bob): who took a field
-	// out is in no managedFields entry, only on the line of that write.
-	Removed []string `json:"removed,omitempty"`
+	// key, a field set to null), as paths separated by spaces ("data.bob
+	// data.carol"): who took a field out is in no managedFields entry,
+	// only on the line of that write. A string, so that an Event stays
+	// comparable.
+	Removed string `json:"removed,omitempty"`
 
 	arrived time.Time // when the watch delivered it (Order's window starts then)
 	// writerUnsure: managedFields did not date the writer's entry (a write
