@@ -157,8 +157,11 @@ func freshLab(ctx context.Context) {
 			if apierrors.IsNotFound(err) {
 				return nil
 			}
+			if err != nil {
+				return fmt.Errorf("reading the User CRD: %w", err)
+			}
 			conds, _, _ := unstructured.NestedSlice(left.Object, "status", "conditions")
-			return fmt.Errorf("the User CRD is not gone (%v): finalizers %q, conditions %v", err, left.GetFinalizers(), conds)
+			return fmt.Errorf("the User CRD is not gone: finalizers %q, conditions %v", left.GetFinalizers(), conds)
 		}).WithContext(ctx).WithTimeout(time.Minute).Should(Succeed())
 	} else {
 		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "%v", err)

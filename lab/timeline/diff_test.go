@@ -141,7 +141,7 @@ func TestUpdateEventOfARemoval(t *testing.T) {
 			}
 			raw += `"f:` + k + `":{}`
 		}
-		return &metav1.FieldsV1{Raw: []byte(raw + "}}")}
+		return metav1.NewFieldsV1(raw + "}}")
 	}
 	dir := func(owned *metav1.FieldsV1, at time.Time, data map[string]any) *unstructured.Unstructured {
 		u := obj("ConfigMap", map[string]any{"data": data})
