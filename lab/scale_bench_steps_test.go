@@ -112,21 +112,8 @@ func runStepsRow(b *testing.B, name string, size scaleSize, sim *kwokSimulator) 
 			return nil, sim.start(ctx, l, size.nodes)
 		}
 	}
-	l, err := lab.Start(ctx, opts)
-	if err != nil {
-		b.Fatalf("%s: %v", name, err)
-	}
-	defer func() {
-		if sim != nil {
-			sim.stop(b)
-			if b.Failed() {
-				b.Logf("%s, its last lines:\n%s", sim.log(), tail(sim.log(), 30))
-			}
-		}
-		if err := l.Stop(); err != nil {
-			b.Fatal(err)
-		}
-	}()
+	l, stop := startBenchLab(ctx, b, name, opts, sim)
+	defer stop()
 	cs := kwokctlClient(l)
 	metrics := kubernetes.NewForConfigOrDie(l.RESTConfig()).CoreV1().RESTClient()
 	// Step 1: every node Ready, as KWOK's benchmark counts them (its

@@ -115,21 +115,8 @@ func runScaleRow(b *testing.B, name string, size scaleSize, sim *kwokSimulator, 
 		}
 	}
 	start := time.Now()
-	l, err := lab.Start(ctx, opts)
-	if err != nil {
-		b.Fatalf("%s: %v", name, err)
-	}
-	defer func() {
-		if sim != nil {
-			sim.stop(b)
-			if b.Failed() {
-				b.Logf("%s, its last lines:\n%s", sim.log(), tail(sim.log(), 30))
-			}
-		}
-		if err := l.Stop(); err != nil {
-			b.Fatal(err)
-		}
-	}()
+	l, stop := startBenchLab(ctx, b, name, opts, sim)
+	defer stop()
 	cfg := l.RESTConfig()
 	cfg.ContentType = k8sruntime.ContentTypeProtobuf
 	cs := kubernetes.NewForConfigOrDie(cfg)
@@ -335,4 +322,25 @@ func (r *scaleRow) waitPodsWhere(ctx context.Context, b *testing.B, cs kubernete
 	r.notes = append(r.notes, fmt.Sprintf(phase+": not done after %s, %d Pods there, %d of them done: its figure is that bound (the time at least, the rate at most)",
 		r.pods, timeout.Round(time.Second), len(ready), good))
 	return timeout
+}
+
+// startBenchLab starts a row's lab, and returns how to stop it and sim
+// (its last lines told if the row failed).
+func startBenchLab(ctx context.Context, b *testing.B, name string, opts lab.Options, sim *kwokSimulator) (*lab.Lab, func()) {
+	b.Helper()
+	l, err := lab.Start(ctx, opts)
+	if err != nil {
+		b.Fatalf("%s: %v", name, err)
+	}
+	return l, func() {
+		if sim != nil {
+			sim.stop(b)
+			if b.Failed() {
+				b.Logf("%s, its last lines:\n%s", sim.log(), tail(sim.log(), 30))
+			}
+		}
+		if err := l.Stop(); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
