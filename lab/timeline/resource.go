@@ -37,7 +37,6 @@ const notServedPoll = 250 * time.Millisecond
 // timeline of each change.
 type resourceWatch struct {
 	gvr    schema.GroupVersionResource
-	kind   string // the kind of its objects (the watcher's objectHandler's)
 	store  *handlerStore
 	cancel context.CancelFunc
 	done   chan struct{}

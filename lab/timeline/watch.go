@@ -120,11 +120,11 @@ func WatchWith(ctx context.Context, cfg *rest.Config, sink Sink, opts Options) e
 	}
 	w := &watcher{dyn: dyn, sink: &serialSink{sink: sink}, observe: opts.Observe, revisions: opts.Revisions,
 		auditWait: cmp.Or(opts.auditWait, defaultAuditWait), watching: map[schema.GroupResource]*resourceWatch{},
-		poke: make(chan struct{}, 1), restart: make(chan schema.GroupResource, 64)}
+		poke: make(chan struct{}, 1)}
 	if opts.AuditLog != "" {
 		w.audit = followAudit(ctx, opts.AuditLog)
 	}
-	w.watch(ctx, eventsGVR, "Event", w.eventHandler(), nil)
+	w.watch(ctx, eventsGVR, w.eventHandler(), nil)
 	for {
 		w.discover(ctx, disc)
 		if synced != nil {
@@ -143,10 +143,6 @@ func WatchWith(ctx context.Context, cfg *rest.Config, sink Sink, opts Options) e
 			return nil
 		case <-time.After(rediscoverEvery):
 		case <-w.poke:
-		case gr := <-w.restart:
-			if cur := w.watching[gr]; cur != nil {
-				w.watch(ctx, cur.gvr, cur.kind, w.objectHandler(cur.kind, cur.gvr), cur.stop())
-			}
 		}
 	}
 }
@@ -162,9 +158,6 @@ type watcher struct {
 	// poke asks for discovery at once (a resource stopped being served),
 	// not at the next rediscoverEvery.
 	poke chan struct{}
-	// restart asks for the watch of a resource whose CRD's spec changed to
-	// start again (rewatch).
-	restart chan schema.GroupResource
 	// watching: the resources watched, each at one version (discover's
 	// goroutine only). Every write to an object reaches the watches of
 	// each version served, so one is enough: two would tell it twice.
@@ -219,33 +212,14 @@ func (w *watcher) discover(ctx context.Context, disc discovery.DiscoveryInterfac
 			cur := w.watching[gvr.GroupResource()]
 			switch {
 			case cur == nil:
-				w.watch(ctx, gvr, r.Kind, w.objectHandler(r.Kind, gvr), nil)
+				w.watch(ctx, gvr, w.objectHandler(r.Kind, gvr), nil)
 			case cur.gvr != gvr && cur.gone.Load():
-				w.watch(ctx, gvr, r.Kind, w.objectHandler(r.Kind, gvr), cur.stop())
+				w.watch(ctx, gvr, w.objectHandler(r.Kind, gvr), cur.stop())
 			}
 		}
 	}
 	for gr, rw := range w.watching {
 		rw.vanished.Store(failed != nil && !served.Has(gr) && !failed.Has(gr.Group))
-	}
-}
-
-// crdsGR is the resource of CustomResourceDefinitions.
-var crdsGR = schema.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}
-
-// rewatch asks WatchWith's loop to watch the objects of crd again, from
-// what the watch held (a change made in between is told). When a CRD's
-// spec changes, the apiserver serves its objects from new storage, and a
-// watch opened on the old one can stay open and silent until the old
-// storage is torn down (up to twice the request timeout, minutes): the
-// course-paths test saw the timeline blind to every User for the rest of
-// a lesson after a status subresource was added to their CRD.
-func (w *watcher) rewatch(crd *unstructured.Unstructured) {
-	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
-	plural, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "plural")
-	select {
-	case w.restart <- schema.GroupResource{Group: group, Resource: plural}:
-	default: // the loop restarts many already
 	}
 }
 
@@ -258,9 +232,8 @@ func (w *watcher) rediscover() {
 }
 
 // watch watches gvr, continuing from prev (see startResourceWatch).
-func (w *watcher) watch(ctx context.Context, gvr schema.GroupVersionResource, kind string, h cache.ResourceEventHandler, prev map[string]*unstructured.Unstructured) {
+func (w *watcher) watch(ctx context.Context, gvr schema.GroupVersionResource, h cache.ResourceEventHandler, prev map[string]*unstructured.Unstructured) {
 	rw := startResourceWatch(ctx, w.dyn, gvr, h, prev, w.rediscover)
-	rw.kind = kind
 	w.watching[gvr.GroupResource()] = rw
 	w.synced = append(w.synced, rw.store.hasSynced)
 }
@@ -394,9 +367,6 @@ func (w *watcher) objectHandler(kind string, gvr schema.GroupVersionResource) ca
 				return // a resync, not a change
 			}
 			c := Change{Resource: gvr, Kind: kind, Old: old, New: cur}
-			if gvr.GroupResource() == crdsGR && old.GetGeneration() != cur.GetGeneration() {
-				w.rewatch(cur)
-			}
 			if e, changed := updateEvent(kind, old, cur); changed {
 				w.record(e, c, cur)
 			} else {
