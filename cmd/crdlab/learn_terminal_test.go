@@ -67,7 +67,7 @@ func playCRDValidation(t *testing.T, c *cli) {
 	l.waitFor("Your task", "The seed's tony")
 
 	tm.keys("Enter") // a hint, please
-	l.waitFor("Your task", "? Hint 1/3")
+	l.waitFor("Your task", "? Hint 1/5")
 
 	crd := c.file("crd-validation", "users-crd.v1.yaml")
 	original, err := os.ReadFile(crd)

@@ -265,7 +265,7 @@ func playCRDBasics(t *testing.T, c *cli) {
 		t.Errorf("kubectl apply of the seed's v1beta1 CRD: %s", out)
 	}
 	l.stillOpen(task)
-	l.waitFor("Your task", "? Hint 1/3")
+	l.waitFor("Your task", "? Hint 1/4")
 	v1 := c.mustRun("crd", "migrate", v1beta1)
 	c.kubectl(v1, "apply", "-f", "-")
 	if s := l.done(task); !strings.Contains(s, "you (kubectl)  CREATE  customresourcedefinition/users.auth.ilinux.io") {

@@ -83,11 +83,11 @@ func playLessonInTheUI(t *testing.T, c *cli) {
 	waitText(`#course tr[data-lesson="aggregator"] td.seed`, "自定义ApiServer")
 	waitText(`#course tr[data-lesson="reconcile-loop"] td.after`, "no-controller")
 	c.mustRun("learn", "hint")
-	waitText("#scenario .task ol.hints", "Hint 1/2")
+	waitText("#scenario .task ol.hints", "Hint 1/3")
 	waitText("#scenario .task ol.hints", "kubectl get apiservice v1beta1.metrics.k8s.io -o yaml")
 	click("#scenario .task button.hint")
 	waitText("#scenario .task .hintanswer", "the service crdlab-aggregated")
-	waitText("#scenario .task ol.hints", "Hint 2/2")
+	waitText("#scenario .task ol.hints", "Hint 2/3")
 	skeleton := c.file("aggregator", "apiservice.yaml")
 	filled := strings.NewReplacer("group: ___", "group: lab.crdlab.dev", "version: ___", "version: v1alpha1",
 		"namespace: ___", "namespace: kube-system", "name: ___", "name: crdlab-aggregated")
