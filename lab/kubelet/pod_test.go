@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 )
@@ -246,12 +247,7 @@ func TestSyncPodConfirmsDeletion(t *testing.T) {
 	if _, err := k.syncPod(context.Background(), "default/web"); err != nil {
 		t.Fatal(err)
 	}
-	var deletes int
-	for _, a := range client.Actions() {
-		if a.GetVerb() == "delete" {
-			deletes++
-		}
-	}
+	deletes := countVerb(client.Actions(), "delete")
 	if deletes != 1 {
 		t.Fatalf("%d deletions, want 1: %v", deletes, client.Actions())
 	}
@@ -410,13 +406,19 @@ func TestOneDeleteConfirmsADeletion(t *testing.T) {
 	if _, err := k.syncPod(context.Background(), "default/web"); err != nil {
 		t.Fatal(err)
 	}
-	var deletes int
-	for _, a := range client.Actions() {
-		if a.GetVerb() == "delete" {
-			deletes++
-		}
-	}
+	deletes := countVerb(client.Actions(), "delete")
 	if deletes != 1 {
 		t.Errorf("%d deletes to confirm one deletion, want 1: %v", deletes, client.Actions())
 	}
+}
+
+// countVerb counts the fake client's actions of verb.
+func countVerb(actions []k8stesting.Action, verb string) int {
+	n := 0
+	for _, a := range actions {
+		if a.GetVerb() == verb {
+			n++
+		}
+	}
+	return n
 }
