@@ -92,7 +92,13 @@ var wrongKinds = []string{"nothing", "too loose", "too strict", "wrong field", "
 const (
 	// verdictWait bounds the wait for a task's verdict on an answer: the
 	// apiserver serves a CRD's new schema, a controller acts, within it.
-	verdictWait = 45 * time.Second
+	// The slowest is the storage version migrator (versions-admission on
+	// 1.37+): it starts once the garbage collector's cache of the resource
+	// has reached the migration's resourceVersion, which in a quiet lab
+	// comes with a watch bookmark (once a minute), and its workqueue's
+	// backoff doubles meanwhile, so that it may start up to twice that
+	// late (~40 s seen on a quiet machine; over 45 s in a loaded CI run).
+	verdictWait = 150 * time.Second
 	// settle is how long a wrong answer must leave its task open after
 	// the learner's last write: the apiserver takes a CRD's new schema
 	// within milliseconds; a check that passed a wrong answer late would
