@@ -93,6 +93,10 @@ var _ = Describe("a StorageVersionMigration on the built-in minor", func() {
 		DeferCleanup(func(ctx context.Context) {
 			Expect(client.IgnoreNotFound(svms.Delete(ctx, svm.Name, metav1.DeleteOptions{}))).To(Succeed())
 		})
+		// The migrator starts once the garbage collector's cache of widgets
+		// has reached the migration's resourceVersion: with no other write,
+		// a watch bookmark (once a minute) brings it, and the migrator's
+		// workqueue backs off, doubling, meanwhile: up to about two minutes.
 		Eventually(func(g Gomega) {
 			s, err := svms.Get(ctx, svm.Name, metav1.GetOptions{})
 			g.Expect(err).NotTo(HaveOccurred())
@@ -100,7 +104,7 @@ var _ = Describe("a StorageVersionMigration on the built-in minor", func() {
 				HaveField("Type", string(storagemigrationv1.MigrationFailed)), HaveField("Status", metav1.ConditionTrue))), "the migration failed")
 			g.Expect(s.Status.Conditions).To(ContainElement(And(
 				HaveField("Type", string(storagemigrationv1.MigrationSucceeded)), HaveField("Status", metav1.ConditionTrue))))
-		}).WithContext(ctx).WithTimeout(60*time.Second).WithPolling(200*time.Millisecond).Should(Succeed(),
+		}).WithContext(ctx).WithTimeout(150*time.Second).WithPolling(200*time.Millisecond).Should(Succeed(),
 			"the StorageVersionMigration's conditions: is storage-version-migrator-controller running?")
 		Eventually(func(g Gomega) {
 			got := &apiextensionsv1.CustomResourceDefinition{}
