@@ -166,6 +166,16 @@ func TestDeletedByReadsTheRequestToo(t *testing.T) {
 		{"you (kubectl)", "you (kubectl)", format.Check{By: ActorLearnerController}, false},
 		{"you (scenario)", "user-operator", format.Check{NotBy: []string{ActorCrdlab}}, false},
 		{"you (kubectl)", "user-operator", format.Check{NotBy: []string{ActorCrdlab}}, true},
+		// Kubernetes' components and the kubelet that end a deletion
+		// someone asked for carry it out (the garbage collector's
+		// foregroundDeletion, the kubelet's last step of a Pod's): a
+		// learner's kubectl delete --cascade=foreground of what the
+		// garbage collector should delete is the learner's deletion.
+		{"you (kubectl)", "garbage collector", format.Check{By: ActorGarbageCollector}, false},
+		{"you (kubectl)", "garbage collector", format.Check{By: ActorLearner}, true},
+		{"you (kubectl)", "pvc-protection", format.Check{By: ActorKubernetes}, false},
+		{"garbage collector", "kubelet (simulated)", format.Check{By: ActorGarbageCollector, NotBy: []string{ActorCrdlab}}, true},
+		{"you (scenario)", "garbage collector", format.Check{NotBy: []string{ActorCrdlab}}, false},
 	} {
 		r := newTestRunner(t)
 		r.recordDeletion(line(timeline.Create, "you (kubectl)", "", 10))
