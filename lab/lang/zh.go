@@ -115,13 +115,15 @@ var zh = map[string]string{
 	"nothing to delete: no %s":                          "没有要删除的对象：%s 不存在",
 
 	// scenario explain (scenarios/format).
-	"%s: %s\n":      "%s：%s\n",
-	"concept: %s\n": "概念：  %s\n",
-	"needs:   %s\n": "需要：  %s\n",
-	"source:  %s\n": "来源：  %s\n",
-	"Steps":         "步骤",
-	"What it shows": "它展示了什么",
-	"(%d hints)":    "（%d 条提示）",
+	"%s: %s\n":         "%s：%s\n",
+	"concept: %s\n":    "概念：  %s\n",
+	"needs:   %s\n":    "需要：  %s\n",
+	"source:  %s\n":    "来源：  %s\n",
+	"Steps":            "步骤",
+	"What it shows":    "它展示了什么",
+	"(%d hints)":       "（%d 条提示）",
+	"(Kubernetes %s) ": "（Kubernetes %s）",
+	"A step marked (Kubernetes …) runs only on a lab of those minors, and is left out on the others: a lab runs one, crdlab up starts %s (--kubernetes chooses among %s).": "标有（Kubernetes …）的步骤只在这些次版本的实验环境上运行，在其他次版本上略去不做：一个实验环境只运行一个次版本，crdlab up 默认启动 %s（--kubernetes 可以在 %s 中选择）。",
 
 	// The CLI (cmd/crdlab).
 	"Error: %s":          "错误：%s",
