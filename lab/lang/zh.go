@@ -140,6 +140,8 @@ var zh = map[string]string{
 	"starting a lab in the background (pid %d, log %s)\n": "正在后台启动实验环境（pid %d，日志 %s）\n",
 	"the lab stopped before it was ready: %s":             "实验环境在就绪之前就停止了：%s",
 	"lab ready in %.1fs\n":                                "实验环境已就绪，用时 %.1fs\n",
+	"  APIService %s: %s\n":                               "  APIService %s：%s\n",
+	"the events %s: %w":                                   "读取 %s 事件：%w",
 	"Stop it with: crdlab down":                           "停止它：crdlab down",
 	"lab ready":                                           "实验环境已就绪",
 	"stopping the lab":                                    "正在停止实验环境",
