@@ -141,7 +141,7 @@ func (c *cli) runWithin(d time.Duration, args ...string) (string, int, error) {
 	}
 	err := cmd.Wait()
 	if ctx.Err() != nil {
-		return out.String(), -1, fmt.Errorf("crdlab %s: still running after %s, its deadline; interrupted (%v); its output:\n%s",
+		return out.String(), -1, fmt.Errorf("crdlab %s: still running after %s, its deadline; interrupted (%w); its output:\n%s",
 			strings.Join(args, " "), d, err, out.String())
 	}
 	code := 0

@@ -51,7 +51,7 @@ func takenBack(old *unstructured.Unstructured, want map[string]any) (what, by st
 			continue
 		}
 		var fields map[string]map[string]any
-		if json.Unmarshal(mf.FieldsV1.Raw, &fields) != nil {
+		if json.Unmarshal(mf.FieldsV1.GetRawBytes(), &fields) != nil {
 			continue
 		}
 		for f := range fields["f:spec"] {

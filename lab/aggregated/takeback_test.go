@@ -22,7 +22,7 @@ func TestTakenBack(t *testing.T) {
 		u := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
 		var mfs []metav1.ManagedFieldsEntry
 		for manager, fields := range managers {
-			mfs = append(mfs, metav1.ManagedFieldsEntry{Manager: manager, FieldsV1: &metav1.FieldsV1{Raw: []byte(fields)}})
+			mfs = append(mfs, metav1.ManagedFieldsEntry{Manager: manager, FieldsV1: metav1.NewFieldsV1(fields)})
 		}
 		u.SetManagedFields(mfs)
 		return u
