@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	metricsclient "k8s.io/metrics/pkg/client/clientset/versioned"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crdlab/crdlab/lab"
 	"github.com/crdlab/crdlab/lab/aggregated"
@@ -121,5 +122,72 @@ var _ = Describe("the aggregated API server", func() {
 			_, err := mc.MetricsV1beta1().NodeMetricses().List(ctx, metav1.ListOptions{})
 			return err
 		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
+	})
+
+	// The aggregator lesson's learner registers a route of their own for
+	// lab.crdlab.dev (insecureSkipTLSVerify, which the apiserver refuses
+	// beside the lab's caBundle, or to another Service); the lab's server,
+	// started again or started while it runs (crdlab controller start
+	// aggregated-api), takes its route back and says so in an Event.
+	It("takes its route back from a learner's when started, stopped before or not, and says so", func(ctx context.Context) {
+		available(ctx, "True")
+		DeferCleanup(func(ctx context.Context) {
+			Expect(shared.StartComponent(ctx, lab.AggregatedAPI)).To(Succeed())
+			available(ctx, "True")
+		})
+		const name = "v1alpha1.lab.crdlab.dev"
+		apisvcs := dynamic.NewForConfigOrDie(shared.RESTConfig()).Resource(
+			schema.GroupVersionResource{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"})
+		learners := func(service map[string]any) {
+			GinkgoHelper()
+			Expect(apisvcs.Delete(ctx, name, metav1.DeleteOptions{})).To(Succeed())
+			Eventually(func() bool {
+				_, err := apisvcs.Get(ctx, name, metav1.GetOptions{})
+				return apierrors.IsNotFound(err)
+			}).WithContext(ctx).WithTimeout(30 * time.Second).Should(BeTrue())
+			route := &unstructured.Unstructured{Object: map[string]any{
+				"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
+				"metadata": map[string]any{"name": name},
+				"spec": map[string]any{"group": "lab.crdlab.dev", "version": "v1alpha1", "service": service,
+					"groupPriorityMinimum": int64(1000), "versionPriority": int64(15), "insecureSkipTLSVerify": true},
+			}}
+			_, err := apisvcs.Create(ctx, route, metav1.CreateOptions{FieldManager: "kubectl-create"})
+			Expect(err).NotTo(HaveOccurred())
+		}
+		takenBack := func(said string) {
+			GinkgoHelper()
+			u, err := apisvcs.Get(ctx, name, metav1.GetOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			spec, _, _ := unstructured.NestedMap(u.Object, "spec")
+			Expect(spec).To(HaveKeyWithValue("service", And(
+				HaveKeyWithValue("namespace", aggregated.ServiceNamespace), HaveKeyWithValue("name", aggregated.ServiceName))))
+			Expect(spec).To(HaveKey("caBundle"))
+			Expect(spec).NotTo(HaveKeyWithValue("insecureSkipTLSVerify", true))
+			Expect(spec).To(HaveKeyWithValue("groupPriorityMinimum", BeNumerically("==", 100)))
+			Eventually(func(g Gomega) {
+				var events corev1.EventList
+				g.Expect(shared.Client().List(ctx, &events, client.InNamespace(metav1.NamespaceDefault))).To(Succeed())
+				var messages []string
+				for _, ev := range events.Items {
+					if ev.InvolvedObject.Name == name && ev.Reason == aggregated.ReasonRouteTakenBack {
+						messages = append(messages, ev.Message)
+					}
+				}
+				g.Expect(messages).To(ContainElement(And(ContainSubstring("the one you (kubectl) wrote"), ContainSubstring(said))))
+			}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
+		}
+
+		By("a learner's route with insecureSkipTLSVerify; the server stopped and started again")
+		learners(map[string]any{"namespace": aggregated.ServiceNamespace, "name": aggregated.ServiceName, "port": int64(443)})
+		Expect(shared.StopComponent(ctx, lab.AggregatedAPI)).To(Succeed())
+		Expect(shared.StartComponent(ctx, lab.AggregatedAPI)).To(Succeed())
+		takenBack("spec.groupPriorityMinimum was 1000, spec.insecureSkipTLSVerify was true")
+		available(ctx, "True")
+
+		By("a learner's route to another Service; the server started while it runs")
+		learners(map[string]any{"namespace": "default", "name": "crdlab-aggregatd", "port": int64(443)})
+		Expect(shared.StartComponent(ctx, lab.AggregatedAPI)).To(Succeed())
+		takenBack("spec.service was default/crdlab-aggregatd:443")
+		available(ctx, "True")
 	})
 })

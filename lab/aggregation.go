@@ -89,10 +89,13 @@ func (a *aggregatedAPI) prepare(certDir string) (*controlplane.Aggregation, erro
 }
 
 // Start starts the aggregated API server and registers it with the
-// aggregator. Starting it while it runs does nothing.
+// aggregator. Started while it runs, it registers it again: the lab's
+// routes are its own (aggregated.Register takes back one another writer
+// changed, and says so in an Event), so 'crdlab controller start
+// aggregated-api' gives them back to the lab whether it was stopped or not.
 func (a *aggregatedAPI) Start(ctx context.Context) error {
 	if a.Running() {
-		return nil
+		return a.register(ctx)
 	}
 	l := a.lab
 	dir := l.dir.Path("aggregated")
@@ -105,7 +108,7 @@ func (a *aggregatedAPI) Start(ctx context.Context) error {
 	}
 	start := time.Now()
 	a.mu.Lock()
-	addr, egress := a.addr, a.egress
+	addr := a.addr
 	a.mu.Unlock()
 	srv, err := aggregated.Start(context.WithoutCancel(ctx), aggregated.Options{
 		Config:     l.RESTConfig(),
@@ -131,18 +134,40 @@ func (a *aggregatedAPI) Start(ctx context.Context) error {
 	waitCtx, cancel := context.WithTimeout(ctx, l.opts.StartTimeout)
 	defer cancel()
 	if err := srv.WaitAuthenticating(waitCtx, a.frontProxy); err != nil {
+		a.stopServer()
 		return err
 	}
 	serving := time.Since(start)
-	if err := aggregated.Register(ctx, l.admin.client, srv, egress); err != nil {
-		return err
-	}
-	if err := aggregated.WaitServed(waitCtx, l.admin.config); err != nil {
+	if err := a.register(ctx); err != nil {
+		// Not served, so not running: a start again tries again.
+		a.stopServer()
 		return err
 	}
 	l.opts.Logger.V(1).Info("healthy", "component", AggregatedAPI, "serving after", serving.Round(time.Millisecond).String(),
 		"served by the aggregator after", time.Since(start).Round(time.Millisecond).String())
 	return nil
+}
+
+// register registers the running server with the aggregator and waits
+// until the aggregator serves its groups.
+func (a *aggregatedAPI) register(ctx context.Context) error {
+	l := a.lab
+	a.mu.Lock()
+	srv, egress := a.srv, a.egress
+	a.mu.Unlock()
+	if srv == nil {
+		return fmt.Errorf("aggregated API server: not running")
+	}
+	said, err := aggregated.Register(ctx, l.admin.client, srv, egress)
+	for _, msg := range said {
+		l.opts.Logger.Info("route taken back", "component", AggregatedAPI, "reason", aggregated.ReasonRouteTakenBack, "message", msg)
+	}
+	if err != nil {
+		return err
+	}
+	waitCtx, cancel := context.WithTimeout(ctx, l.opts.StartTimeout)
+	defer cancel()
+	return aggregated.WaitServed(waitCtx, l.admin.config)
 }
 
 // Stop stops the aggregated API server; its APIServices stay, and turn

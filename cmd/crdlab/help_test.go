@@ -59,6 +59,9 @@ func TestScenarioListAndExplainGolden(t *testing.T) {
 		"scenario-explain-delete-pod":    {"scenario", "explain", "delete-pod"},
 		"scenario-list-zh":               {"scenario", "list", "--lang", "zh"},
 		"scenario-explain-delete-pod-zh": {"scenario", "explain", "delete-pod", "--lang", "zh"},
+		// A lesson of two minors' tasks: both, each marked with its minors.
+		"scenario-explain-versions-admission":    {"scenario", "explain", "versions-admission"},
+		"scenario-explain-versions-admission-zh": {"scenario", "explain", "versions-admission", "--lang", "zh"},
 		// A scenario with no Chinese text reads in English, the runner's
 		// words in Chinese.
 		"scenario-explain-english-only-zh": {"scenario", "explain", "../../scenarios/testdata/zh/english-only.yaml", "--lang", "zh"},

@@ -359,6 +359,21 @@ func playAggregator(t *testing.T, c *cli) {
 	if out, code := l.wait(); code != 0 || !strings.Contains(out, "PASS aggregator") {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
+	// The learner's route stays after the lesson (insecureSkipTLSVerify,
+	// which the apiserver refuses beside the lab's caBundle): crdlab
+	// controller start aggregated-api gives the lab its own back, as the
+	// lesson's last words say, and says whose route it took.
+	out := c.mustRun("controller", "start", "aggregated-api")
+	for _, want := range []string{"APIService v1alpha1.lab.crdlab.dev: ", "over the one you (kubectl) wrote", "spec.insecureSkipTLSVerify was true"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("crdlab controller start aggregated-api over the learner's route does not say %q:\n%s", want, out)
+		}
+	}
+	route := c.kubectl("", "get", "apiservice", "v1alpha1.lab.crdlab.dev", "-o",
+		`jsonpath={.spec.insecureSkipTLSVerify}/{.spec.service.name}/{.status.conditions[?(@.type=="Available")].status}`)
+	if route != "/crdlab-aggregated/True" {
+		t.Errorf("the route after crdlab controller start aggregated-api: %q, want the lab's (no insecureSkipTLSVerify), available", route)
+	}
 }
 
 // hasLine reports whether out has a line of exactly these fields.

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -83,11 +84,16 @@ func keepLogs(t *testing.T, d control.Dir) {
 }
 
 func (c *cli) command(args ...string) *exec.Cmd {
+	return c.commandContext(context.Background(), args...)
+}
+
+// commandContext is command, ended when ctx is done (exec.CommandContext).
+func (c *cli) commandContext(ctx context.Context, args ...string) *exec.Cmd {
 	self, err := os.Executable()
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	cmd := exec.Command(self, args...)
+	cmd := exec.CommandContext(ctx, self, args...)
 	// English, whatever the machine's locale; a test of another language
 	// sets c.env or --lang.
 	cmd.Env = append(os.Environ(), asMainEnv+"=1", "CRDLAB_STATE_DIR="+c.stateDir, "LC_ALL=", "LC_MESSAGES=", "LANG=C.UTF-8")
@@ -95,20 +101,57 @@ func (c *cli) command(args ...string) *exec.Cmd {
 	return cmd
 }
 
-// run runs crdlab and returns its combined output and exit code.
+// commandDeadline is how long one crdlab command of a test may run. The
+// slowest that ends on its own is 'scenario run --all' (every built-in
+// scenario, one after the other, against one lab: 231 s on 2 cores under
+// a load of 20, four engineers' builds and tests); a command still running
+// after it is waiting for something that will not come, as a lesson at an
+// open task waits for its learner, and fails with what it printed then,
+// long before the package's 30-minute timeout.
+const commandDeadline = 10 * time.Minute
+
+// interruptGrace is how long an interrupted command has to stop (a lab it
+// started stops, a lesson says where it is) before it is killed.
+const interruptGrace = 10 * time.Second
+
+// run runs crdlab and returns its combined output and exit code. A command
+// still running after commandDeadline fails the test (runWithin).
 func (c *cli) run(args ...string) (string, int) {
 	c.t.Helper()
+	out, code, err := c.runWithin(commandDeadline, args...)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return out, code
+}
+
+// runWithin runs crdlab for at most d and returns its combined output and
+// exit code. A command still running after d is interrupted, as Ctrl-C
+// would (killed interruptGrace later if it has not stopped), and the error
+// names it, the time it ran and its output up to then.
+func (c *cli) runWithin(d time.Duration, args ...string) (string, int, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
 	var out bytes.Buffer
-	cmd := c.command(args...)
+	cmd := c.commandContext(ctx, args...)
 	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = interruptGrace
+	if err := cmd.Start(); err != nil {
+		return "", 0, fmt.Errorf("crdlab %s: %w", strings.Join(args, " "), err)
+	}
+	err := cmd.Wait()
+	if ctx.Err() != nil {
+		return out.String(), -1, fmt.Errorf("crdlab %s: still running after %s, its deadline; interrupted (%w); its output:\n%s",
+			strings.Join(args, " "), d, err, out.String())
+	}
 	code := 0
 	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
 		code = ee.ExitCode()
 	} else if err != nil {
-		c.t.Fatalf("crdlab %s: %v", strings.Join(args, " "), err)
+		return out.String(), 0, fmt.Errorf("crdlab %s: %w", strings.Join(args, " "), err)
 	}
-	return out.String(), code
+	return out.String(), code, nil
 }
 
 // mustRun runs crdlab and fails the test unless it exits 0.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -85,6 +86,9 @@ func newScenarioExplainCommand(g *globalFlags) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := scenarios.Load(args[0])
+			if err != nil && slices.Contains(scenarios.LessonNames(), args[0]) {
+				s, err = scenarios.LoadLesson(args[0]) // a lesson, by the name crdlab learn lists
+			}
 			if err != nil {
 				return err
 			}

@@ -2,12 +2,12 @@ package aggregated
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
 	"io"
 	"maps"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -39,8 +39,12 @@ const placeholderEndpoint = "192.0.2.1"
 
 // Register makes srv reachable through the kube-apiserver's aggregator: its
 // Service, an EndpointSlice (marked ready again if it exists), the egress
-// route from the Service's cluster IP to srv, and the APIServices.
-func Register(ctx context.Context, c client.Client, srv *Server, egress *Egress) error {
+// route from the Service's cluster IP to srv, and the APIServices. An
+// APIService of APIServices that another writer changed (a learner's own
+// route for lab.crdlab.dev) is taken back whole, and an Event on it says
+// from whom and what it was: Register returns those words, one per route
+// taken back.
+func Register(ctx context.Context, c client.Client, srv *Server, egress *Egress) ([]string, error) {
 	svc := &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Name: ServiceName, Namespace: ServiceNamespace,
 			Labels: map[string]string{"app.kubernetes.io/managed-by": "crdlab"}},
@@ -52,7 +56,7 @@ func Register(ctx context.Context, c client.Client, srv *Server, egress *Egress)
 		err = c.Get(ctx, client.ObjectKeyFromObject(svc), svc)
 	}
 	if err != nil {
-		return fmt.Errorf("aggregated API server: service: %w", err)
+		return nil, fmt.Errorf("aggregated API server: service: %w", err)
 	}
 	slice := &discoveryv1.EndpointSlice{
 		ObjectMeta: metav1.ObjectMeta{Name: ServiceName, Namespace: ServiceNamespace, Labels: map[string]string{
@@ -65,30 +69,63 @@ func Register(ctx context.Context, c client.Client, srv *Server, egress *Egress)
 	}
 	if err := c.Create(ctx, slice); apierrors.IsAlreadyExists(err) {
 		if err := MarkReady(ctx, c, true); err != nil { // started again
-			return err
+			return nil, err
 		}
 	} else if err != nil {
-		return fmt.Errorf("aggregated API server: endpointslice: %w", err)
+		return nil, fmt.Errorf("aggregated API server: endpointslice: %w", err)
 	}
 	egress.Route(net.JoinHostPort(svc.Spec.ClusterIP, fmt.Sprint(ServicePort)), srv.Addr())
 
-	for name, gv := range APIServices {
-		apisvc := &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": "apiregistration.k8s.io/v1",
-			"kind":       "APIService",
-			"metadata":   map[string]any{"name": name, "labels": map[string]any{"app.kubernetes.io/managed-by": "crdlab"}},
-			"spec": map[string]any{
-				"group": gv.Group, "version": gv.Version,
-				"groupPriorityMinimum": int64(100), "versionPriority": int64(100),
-				"service":  map[string]any{"namespace": ServiceNamespace, "name": ServiceName, "port": int64(ServicePort)},
-				"caBundle": base64.StdEncoding.EncodeToString(srv.CABundle()),
-			},
-		}}
-		if err := c.Patch(ctx, apisvc, client.Apply, client.FieldOwner("crdlab"), client.ForceOwnership); err != nil {
-			return fmt.Errorf("aggregated API server: APIService %s: %w", name, err)
+	var said []string
+	for _, name := range slices.Sorted(maps.Keys(APIServices)) {
+		msg, err := registerRoute(ctx, c, name, srv.CABundle())
+		if err != nil {
+			return said, err
+		}
+		if msg != "" {
+			said = append(said, msg)
 		}
 	}
-	return nil
+	return said, nil
+}
+
+// registerRoute applies the lab's APIService name, routing its group to
+// the lab's Service with the server's CA, and returns what it said when it
+// took the route back from another writer ("" when it did not).
+func registerRoute(ctx context.Context, c client.Client, name string, ca []byte) (string, error) {
+	gv := APIServices[name]
+	// Every field of the spec, insecureSkipTLSVerify too: applied with
+	// force, the lab then owns each, and a learner's true (which the
+	// apiserver refuses beside a caBundle) turns false.
+	spec := map[string]any{
+		"group": gv.Group, "version": gv.Version,
+		"groupPriorityMinimum": int64(100), "versionPriority": int64(100),
+		"service":               map[string]any{"namespace": ServiceNamespace, "name": ServiceName, "port": int64(ServicePort)},
+		"caBundle":              caBundle(ca),
+		"insecureSkipTLSVerify": false,
+	}
+	old := &unstructured.Unstructured{}
+	old.SetAPIVersion("apiregistration.k8s.io/v1")
+	old.SetKind("APIService")
+	if err := c.Get(ctx, client.ObjectKey{Name: name}, old); apierrors.IsNotFound(err) {
+		old = nil
+	} else if err != nil {
+		return "", fmt.Errorf("aggregated API server: APIService %s: %w", name, err)
+	}
+	apisvc := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apiregistration.k8s.io/v1",
+		"kind":       "APIService",
+		"metadata":   map[string]any{"name": name, "labels": map[string]any{"app.kubernetes.io/managed-by": "crdlab"}},
+		"spec":       spec,
+	}}
+	if err := c.Patch(ctx, apisvc, client.Apply, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
+		return "", fmt.Errorf("aggregated API server: APIService %s: %w", name, err)
+	}
+	what, by := takenBack(old, spec)
+	if what == "" {
+		return "", nil
+	}
+	return recordTakenBack(ctx, c, apisvc, by, what)
 }
 
 // MarkReady sets whether the aggregated API server's endpoint is ready. A

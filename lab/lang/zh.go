@@ -115,13 +115,15 @@ var zh = map[string]string{
 	"nothing to delete: no %s":                          "没有要删除的对象：%s 不存在",
 
 	// scenario explain (scenarios/format).
-	"%s: %s\n":      "%s：%s\n",
-	"concept: %s\n": "概念：  %s\n",
-	"needs:   %s\n": "需要：  %s\n",
-	"source:  %s\n": "来源：  %s\n",
-	"Steps":         "步骤",
-	"What it shows": "它展示了什么",
-	"(%d hints)":    "（%d 条提示）",
+	"%s: %s\n":         "%s：%s\n",
+	"concept: %s\n":    "概念：  %s\n",
+	"needs:   %s\n":    "需要：  %s\n",
+	"source:  %s\n":    "来源：  %s\n",
+	"Steps":            "步骤",
+	"What it shows":    "它展示了什么",
+	"(%d hints)":       "（%d 条提示）",
+	"(Kubernetes %s) ": "（Kubernetes %s）",
+	"A step marked (Kubernetes …) runs only on a lab of those minors, and is left out on the others: a lab runs one, crdlab up starts %s (--kubernetes chooses among %s).": "标有（Kubernetes …）的步骤只在这些次版本的实验环境上运行，在其他次版本上略去不做：一个实验环境只运行一个次版本，crdlab up 默认启动 %s（--kubernetes 可以在 %s 中选择）。",
 
 	// The CLI (cmd/crdlab).
 	"Error: %s":          "错误：%s",
@@ -138,6 +140,8 @@ var zh = map[string]string{
 	"starting a lab in the background (pid %d, log %s)\n": "正在后台启动实验环境（pid %d，日志 %s）\n",
 	"the lab stopped before it was ready: %s":             "实验环境在就绪之前就停止了：%s",
 	"lab ready in %.1fs\n":                                "实验环境已就绪，用时 %.1fs\n",
+	"  APIService %s: %s\n":                               "  APIService %s：%s\n",
+	"the events %s: %w":                                   "读取 %s 事件：%w",
 	"Stop it with: crdlab down":                           "停止它：crdlab down",
 	"lab ready":                                           "实验环境已就绪",
 	"stopping the lab":                                    "正在停止实验环境",

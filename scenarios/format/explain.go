@@ -6,6 +6,9 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/crdlab/crdlab/lab/kubeminor"
+	"github.com/crdlab/crdlab/lab/lang"
 )
 
 // Explain writes what a scenario shows: its title, concept, what it needs,
@@ -24,17 +27,26 @@ func Explain(w io.Writer, s *Scenario) {
 	fmt.Fprintln(w)
 	explainStart(w, s)
 	fmt.Fprintln(w, l.Msg("Steps"))
+	if s.HasMinorSteps() {
+		for _, line := range Wrap(minorsLegend(s), 76) {
+			fmt.Fprintln(w, "  "+line)
+		}
+	}
 	n := 0
 	for i := range s.Spec.Steps {
 		st := &s.Spec.Steps[i]
+		minors := "" // a step of some minors says which, as the scenario's page does
+		if st.Kubernetes != "" {
+			minors = l.Msgf("(Kubernetes %s) ", st.Kubernetes)
+		}
 		if st.Narrate != "" {
-			for _, line := range Wrap(st.Narrate, 72) {
+			for _, line := range Wrap(minors+st.Narrate, 72) {
 				fmt.Fprintln(w, "      "+line)
 			}
 			continue
 		}
 		n++
-		fmt.Fprintf(w, "  %2d. %s\n", n, st.Describe())
+		fmt.Fprintf(w, "  %2d. %s%s\n", n, minors, st.Describe())
 		if st.Task != nil {
 			for _, line := range Wrap(st.Task.Text, 70) {
 				fmt.Fprintln(w, "        "+line)
@@ -51,6 +63,23 @@ func Explain(w io.Writer, s *Scenario) {
 			fmt.Fprintln(w, "  "+line)
 		}
 	}
+}
+
+// minorsLegend says what a step's "(Kubernetes >=1.37)" means to a reader
+// who may have no lab yet: explain reads no cluster, and the minor is the
+// lab's, chosen when it starts (crdlab up --kubernetes). So every step is
+// listed, each of some minors marked, with the minors crdlab serves and the
+// one crdlab up starts.
+func minorsLegend(s *Scenario) string {
+	l := s.Lang()
+	served := kubeminor.Supported()
+	and := l.Msg("and")
+	list := kubeminor.List(served, and)
+	if l == lang.ZH && len(served) > 1 {
+		list = strings.Join(served[:len(served)-1], "、") + " " + and + " " + served[len(served)-1]
+	}
+	return l.Msgf("A step marked (Kubernetes …) runs only on a lab of those minors, and is left out on the others: "+
+		"a lab runs one, crdlab up starts %s (--kubernetes chooses among %s).", kubeminor.BuiltIn, list)
 }
 
 // Wrap folds text into lines of at most width columns, keeping paragraphs

@@ -175,6 +175,10 @@ minor (versions-admission: a StorageVersionMigration on 1.37 and later, by
 hand on 1.35 and 1.36), each task with a name of its own. A range that is not
 one, or that holds no minor crdlab serves, is an error naming the file, line
 and field. ` + "`spec.minKubernetes`" + ` skips a whole scenario instead.
+` + "`crdlab scenario explain`" + ` reads no cluster (its reader may have no lab yet,
+and the minor is chosen when one starts: ` + "`crdlab up --kubernetes`" + `), so it
+lists every step, each of some minors marked ` + "`(Kubernetes >=1.37)`" + `, and says
+which minor ` + "`crdlab up`" + ` starts.
 
 ` + "```yaml" + `
 - narrate: On 1.37 and later the storage version migrator does it.
