@@ -251,7 +251,7 @@ leaderElection:
 // there (a node without the label scores nothing for it), but kube-
 // scheduler still counts, for each Pod it places, every Pod of every node
 // for it (PodTopologySpread's PreScore counts the nodes' zone "" when
-// spreading is the system's default): half of its CPU in a scale-up of
+// spreading is the system's default): 46% of its CPU in a scale-up of
 // 10,000 Pods on 1,000 nodes (docs/scale.md). With zones, Kubernetes'
 // defaults (zone and hostname).
 func schedulerProfile(zones int) string {
