@@ -60,10 +60,11 @@ func BenchmarkScaleSteps(b *testing.B) {
 	}
 	fmt.Printf("\nKWOK's benchmark: %d nodes Ready; %d bare Pods Running; deleted. %d CPUs, load average %s.\n",
 		size.nodes, size.pods, runtime.NumCPU(), loadavg())
-	crdlab := runStepsRow(b, "crdlab", size, nil)
+	prof := newProfiler(b)
+	crdlab := runStepsRow(b, "crdlab", size, nil, prof)
 	crdlab.print()
 	kwok := &kwokSimulator{binary: kwokBinary, stages: stages, dir: b.TempDir(), nodeCreators: 1}
-	peer := runStepsRow(b, "KWOK "+kwok.version(b), size, kwok)
+	peer := runStepsRow(b, "KWOK "+kwok.version(b), size, kwok, prof)
 	peer.print()
 	printStepsTable(size, crdlab, peer)
 	for i, name := range []string{"nodes", "pods-running", "pods-deleted"} {
@@ -90,16 +91,17 @@ func (r *stepsRow) print() {
 
 // runStepsRow starts a lab of kube-controller-manager and crdlab's nodes,
 // or, if sim is set, of kube-controller-manager and sim's nodes, and runs
-// KWOK's three steps on it.
-func runStepsRow(b *testing.B, name string, size scaleSize, sim *kwokSimulator) *stepsRow {
+// KWOK's three steps on it; prof profiles steps 2 and 3.
+func runStepsRow(b *testing.B, name string, size scaleSize, sim *kwokSimulator, prof *profiler) *stepsRow {
 	ctx := context.Background()
 	r := &stepsRow{scaleRow: &scaleRow{name: name, pods: size.pods, loadBefore: loadavg()}}
 	selfCPU := cpuSeconds(b, os.Getpid())
 	var apiReady time.Time
 	opts := lab.Options{
-		Components:   []string{lab.ControllerManager, lab.Nodes},
-		Nodes:        size.nodes,
-		StartTimeout: 4 * kwokLimits[0],
+		Components:     []string{lab.ControllerManager, lab.Nodes},
+		Nodes:          size.nodes,
+		StartTimeout:   4 * kwokLimits[0],
+		APIServerFlags: prof.apiServerFlags(),
 		Progress: func(p lab.Progress) {
 			if p.Phase == lab.PhaseAPIServerReady {
 				apiReady = time.Now()
@@ -137,10 +139,15 @@ func runStepsRow(b *testing.B, name string, size scaleSize, sim *kwokSimulator) 
 	// Step 2: the Pods, created one after the other, each naming a node;
 	// until every one is Running.
 	selector := kwokScaleLabel + "=fake-pod"
+	rowName := strings.ToLower(strings.Fields(name)[0]) // crdlab, kwok: the profiles' names
+	stopProfile := prof.start(ctx, b, l, rowName, "running")
 	t0 := time.Now()
 	created := make(chan error, 1)
-	go func() { created <- createBarePods(ctx, cs, size.pods, nodes.Items) }()
-	r.steps[1] = r.waitPodsWhere(ctx, b, cs, metav1.NamespaceDefault, selector, size.pods, isRunning, 4*kwokLimits[1], "step 2, %d Pods Running", t0)
+	go labelled(ctx, "client", func() { created <- createBarePods(ctx, cs, size.pods, nodes.Items) })
+	labelled(ctx, "watch", func() {
+		r.steps[1] = r.waitPodsWhere(ctx, b, cs, metav1.NamespaceDefault, selector, size.pods, isRunning, 4*kwokLimits[1], "step 2, %d Pods Running", t0)
+	})
+	stopProfile()
 	if err := <-created; err != nil {
 		b.Fatal(err)
 	}
@@ -149,11 +156,16 @@ func runStepsRow(b *testing.B, name string, size scaleSize, sim *kwokSimulator) 
 	// Step 3: the Pods deleted as kwokctl scale pod --replicas 0 does: a
 	// list, then a delete of each (graceful, the node simulator confirms),
 	// one after the other; until none is left.
-	before, _ := scrapeRequests(ctx, b, metrics)
+	before, beforeSeconds, _ := scrapeRequests(ctx, b, metrics)
+	stopProfile = prof.start(ctx, b, l, rowName, "deleted")
 	t0 = time.Now()
 	deleted := make(chan error, 1)
-	go func() { deleted <- deletePods(ctx, cs, selector) }()
-	r.steps[2] = r.waitPodsWhere(ctx, b, cs, metav1.NamespaceDefault, selector, 0, isRunning, 4*kwokLimits[2], "step 3, %d Pods deleted", t0)
+	var deletes roundTrips
+	go labelled(ctx, "client", func() { deleted <- deletePods(ctx, cs, selector, &deletes) })
+	labelled(ctx, "watch", func() {
+		r.steps[2] = r.waitPodsWhere(ctx, b, cs, metav1.NamespaceDefault, selector, 0, isRunning, 4*kwokLimits[2], "step 3, %d Pods deleted", t0)
+	})
+	stopProfile()
 	if err := <-deleted; err != nil {
 		b.Fatal(err)
 	}
@@ -165,28 +177,41 @@ func runStepsRow(b *testing.B, name string, size scaleSize, sim *kwokSimulator) 
 		}
 		r.procs[name] = q
 	}
-	after, tooMany := scrapeRequests(ctx, b, metrics)
+	after, afterSeconds, tooMany := scrapeRequests(ctx, b, metrics)
 	r.tooMany = tooMany
 	r.notes = append(r.notes, "step 3, kube-apiserver's busiest requests: "+after.minus(before).busiest(6, r.steps[2]))
+	const podDeletes = "DELETE pods"
+	served, took := after.minus(before)[podDeletes], afterSeconds.minus(beforeSeconds)[podDeletes]
+	r.notes = append(r.notes, fmt.Sprintf("step 3, the client's %d deletes took %.1f ms each, from its request to kube-apiserver's answer; kube-apiserver served each of its %.0f Pod deletes (the client's and the node simulator's) in %.1f ms",
+		deletes.n, deletes.mean().Seconds()*1000, served, took/max(served, 1)*1000))
 	r.loadAfter = loadavg()
 	return r
 }
 
 // requestCounts are kube-apiserver's requests by verb and resource
-// ("PUT leases", "PATCH pods/status"), from its apiserver_request_total.
+// ("PUT leases", "PATCH pods/status"), from its apiserver_request_total,
+// or the seconds it took to serve them, from the sum of its
+// apiserver_request_duration_seconds.
 type requestCounts map[string]float64
 
 // scrapeRequests reads the requests kube-apiserver served since it
-// started, and how many it answered 429 Too Many Requests: with priority
-// and fairness off, those over its in-flight limits.
-func scrapeRequests(ctx context.Context, b *testing.B, c rest.Interface) (requestCounts, int) {
+// started, the seconds it took to serve them, and how many it answered
+// 429 Too Many Requests: with priority and fairness off, those over its
+// in-flight limits.
+func scrapeRequests(ctx context.Context, b *testing.B, c rest.Interface) (counts, seconds requestCounts, tooMany int) {
 	raw, err := c.Get().AbsPath("/metrics").DoRaw(ctx)
 	if err != nil {
 		b.Fatalf("kube-apiserver /metrics: %v", err)
 	}
-	counts, tooMany := requestCounts{}, 0.0
+	counts, seconds = requestCounts{}, requestCounts{}
+	refused := 0.0
 	for line := range strings.SplitSeq(string(raw), "\n") {
+		into, total := counts, true
 		rest, ok := strings.CutPrefix(line, "apiserver_request_total{")
+		if !ok {
+			into, total = seconds, false
+			rest, ok = strings.CutPrefix(line, "apiserver_request_duration_seconds_sum{")
+		}
 		if !ok {
 			continue
 		}
@@ -198,16 +223,16 @@ func scrapeRequests(ctx context.Context, b *testing.B, c rest.Interface) (reques
 		if err != nil {
 			b.Fatalf("kube-apiserver /metrics: unreadable line %q", line)
 		}
-		if metricLabel(labels, "code") == "429" {
-			tooMany += v
+		if total && metricLabel(labels, "code") == "429" {
+			refused += v
 		}
 		key := metricLabel(labels, "verb") + " " + metricLabel(labels, "resource")
 		if sub := metricLabel(labels, "subresource"); sub != "" {
 			key += "/" + sub
 		}
-		counts[key] += v
+		into[key] += v
 	}
-	return counts, int(tooMany)
+	return counts, seconds, int(refused)
 }
 
 // busiest says the n most requested verbs and resources of c over d.
@@ -268,17 +293,31 @@ func createBarePods(ctx context.Context, cs kubernetes.Interface, n int, nodes [
 	return nil
 }
 
+// roundTrips are the client's requests of a step: how many, and the time
+// from each request to its answer, summed.
+type roundTrips struct {
+	n     int
+	total time.Duration
+}
+
+func (t *roundTrips) add(d time.Duration) { t.n, t.total = t.n+1, t.total+d }
+
+func (t *roundTrips) mean() time.Duration { return t.total / time.Duration(max(t.n, 1)) }
+
 // deletePods deletes the Pods of the selector in the default namespace,
-// one after the other, with the default (graceful) options. A Pod gone
-// since the list (evicted from a node seen NotReady on a loaded machine)
-// is passed over, as kwokctl logs such an error and goes on.
-func deletePods(ctx context.Context, cs kubernetes.Interface, selector string) error {
+// one after the other, with the default (graceful) options, and adds each
+// delete's round trip to trips. A Pod gone since the list (evicted from a
+// node seen NotReady on a loaded machine) is passed over, as kwokctl logs
+// such an error and goes on.
+func deletePods(ctx context.Context, cs kubernetes.Interface, selector string, trips *roundTrips) error {
 	pods, err := cs.CoreV1().Pods(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{LabelSelector: selector})
 	if err != nil {
 		return err
 	}
 	for i := range pods.Items {
+		t0 := time.Now()
 		err := cs.CoreV1().Pods(metav1.NamespaceDefault).Delete(ctx, pods.Items[i].Name, metav1.DeleteOptions{})
+		trips.add(time.Since(t0))
 		if err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("delete pod %s: %w", pods.Items[i].Name, err)
 		}

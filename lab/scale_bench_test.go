@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,9 +58,18 @@ func BenchmarkScale(b *testing.B) {
 	kwok := &kwokSimulator{binary: kwokBinary, stages: stages, dir: b.TempDir()}
 	fmt.Printf("\n%d nodes; a Deployment 0 → %d Pods → 0; a Job of %d Pods. %d CPUs, load average %s.\n",
 		size.nodes, size.pods, size.job, runtime.NumCPU(), loadavg())
-	crdlab := runScaleRow(b, "crdlab", size, nil, nil)
+	prof := newProfiler(b)
+	crdlab := runScaleRow(b, "crdlab", size, nil, nil, prof)
 	crdlab.print()
-	peer := runScaleRow(b, "KWOK "+kwok.version(b), size, kwok, crdlab)
+	switch peer := os.Getenv("CRDLAB_BENCH_SCALE_PEER"); peer {
+	case "", "kwok":
+	case "none": // crdlab's row alone: its figures, no ratios
+		b.ReportMetric(crdlab.rate(crdlab.up), "crdlab-pods-up/s")
+		return
+	default:
+		b.Fatalf("CRDLAB_BENCH_SCALE_PEER=%q: want kwok (KWOK's controller, the default) or none (crdlab's row alone)", peer)
+	}
+	peer := runScaleRow(b, "KWOK "+kwok.version(b), size, kwok, crdlab, prof)
 	peer.print()
 	printScaleTables(size, crdlab, peer)
 	b.ReportMetric(crdlab.rate(crdlab.up), "crdlab-pods-up/s")
@@ -90,16 +100,18 @@ func envCount(b *testing.B, name string, def int) int {
 // Pod phase is bounded by twice ref's time for it (at least 3 minutes):
 // a peer that is not done by then is at most half as fast, and its row
 // gives that bound (the run stays within make bench-scale's 15 minutes).
-func runScaleRow(b *testing.B, name string, size scaleSize, sim *kwokSimulator, ref *scaleRow) *scaleRow {
+// prof profiles the Deployment's scale-up and scale-down.
+func runScaleRow(b *testing.B, name string, size scaleSize, sim *kwokSimulator, ref *scaleRow, prof *profiler) *scaleRow {
 	ctx := context.Background()
 	debug.FreeOSMemory() // what the row before left on this process's heap
 	r := &scaleRow{name: name, pods: size.pods, jobPods: size.job, loadBefore: loadavg()}
 	selfCPU := cpuSeconds(b, os.Getpid())
 	var apiReady time.Time
 	opts := lab.Options{
-		Components:   []string{lab.ControllerManager, lab.Scheduler, lab.Nodes},
-		Nodes:        size.nodes,
-		StartTimeout: 5 * time.Minute,
+		Components:     []string{lab.ControllerManager, lab.Scheduler, lab.Nodes},
+		Nodes:          size.nodes,
+		StartTimeout:   5 * time.Minute,
+		APIServerFlags: prof.apiServerFlags(),
 		// Start is called on this goroutine and reports apiserver-ready
 		// before it starts the components: no other goroutine writes it.
 		Progress: func(p lab.Progress) {
@@ -136,13 +148,18 @@ func runScaleRow(b *testing.B, name string, size scaleSize, sim *kwokSimulator, 
 	if ref != nil {
 		upBound, downBound = peerBound(ref.up), peerBound(ref.down)
 	}
+	rowName := strings.ToLower(strings.Fields(name)[0]) // crdlab, kwok: the profiles' names
+	stopProfile := prof.start(ctx, b, l, rowName, "up")
 	t0 := time.Now()
 	scaleDeployment(ctx, b, cs, ns, "scale", size.pods)
-	r.up = r.waitPods(ctx, b, cs, ns, "app=scale", size.pods, upBound, "0 → %d Pods", t0)
+	labelled(ctx, "watch", func() { r.up = r.waitPods(ctx, b, cs, ns, "app=scale", size.pods, upBound, "0 → %d Pods", t0) })
+	stopProfile()
 	r.procs = snapshot(b)
+	stopProfile = prof.start(ctx, b, l, rowName, "down")
 	t0 = time.Now()
 	scaleDeployment(ctx, b, cs, ns, "scale", 0)
-	r.down = r.waitPods(ctx, b, cs, ns, "app=scale", 0, downBound, "%d → 0 Pods", t0)
+	labelled(ctx, "watch", func() { r.down = r.waitPods(ctx, b, cs, ns, "app=scale", 0, downBound, "%d → 0 Pods", t0) })
+	stopProfile()
 	if size.job > 0 {
 		r.jobRun, r.jobGone = runJob(ctx, b, cs, ns, size.job, phaseTimeout(size.job))
 	}

@@ -13,10 +13,19 @@
 # BenchmarkScaleSteps instead: KWOK's own benchmark (its test/e2e/
 # benchmark.go), 5,000 nodes Ready, 10,000 bare Pods Running, deleted, on
 # crdlab's nodes and on KWOK's (BENCH_SCALE_NODES and BENCH_SCALE_PODS size
-# it too: 500 and 1000 for a short run).
+# it too: 500 and 1000 for a short run). BENCH_SCALE_PROFILE=dir writes
+# CPU profiles of each process over each Pod step or phase of either
+# benchmark into dir (docs/scale.md, "Where the time goes").
+# BENCH_SCALE_PEER=none runs BenchmarkScale's crdlab row alone (kwok, the
+# default: KWOK's row beside it).
 set -euo pipefail
 : "${GO:=go}"
 root=$PWD
+if [[ -n ${BENCH_SCALE_PROFILE:-} ]]; then
+	mkdir -p "$BENCH_SCALE_PROFILE"
+	CRDLAB_BENCH_SCALE_PROFILE=$(cd "$BENCH_SCALE_PROFILE" && pwd)
+	export CRDLAB_BENCH_SCALE_PROFILE
+fi
 if [[ -n ${BENCH_SCALE_HOLD:-} ]]; then
 	export CRDLAB_BENCH_SCALE_NODES=${BENCH_SCALE_NODES:-1000} CRDLAB_BENCH_SCALE_HOLD=$BENCH_SCALE_HOLD
 	export CRDLAB_BENCH_SCALE_HOLD_APPS=${BENCH_SCALE_HOLD_APPS:-100}
@@ -41,4 +50,5 @@ esac
 export CRDLAB_BENCH_SCALE_NODES=${BENCH_SCALE_NODES:-1000}
 export CRDLAB_BENCH_SCALE_PODS=${BENCH_SCALE_PODS:-10000}
 export CRDLAB_BENCH_SCALE_JOB=${BENCH_SCALE_JOB:-0}
+export CRDLAB_BENCH_SCALE_PEER=${BENCH_SCALE_PEER:-kwok}
 "$GO" test -vet=off -run '^$' -bench '^BenchmarkScale$' -benchtime 1x -timeout 40m ./lab/

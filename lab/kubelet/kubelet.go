@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"sort"
 	"sync"
 	"time"
@@ -163,6 +164,17 @@ type Kubelet struct {
 // Stop or until ctx is done. It returns once every node is registered;
 // NotReady says which are not yet seen Ready.
 func Start(ctx context.Context, cfg *rest.Config, opts Options) (*Kubelet, error) {
+	cs, hb, err := clients(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("unable to create a client for the simulated kubelet: %w", err)
+	}
+	return start(ctx, cs, hb, opts)
+}
+
+// clients are the simulated kubelet's clients of cfg's apiserver: pods
+// for Pods (and the Pods' watch), heartbeats for Leases and Node status
+// (and the Nodes' watch).
+func clients(cfg *rest.Config) (pods, heartbeats kubernetes.Interface, err error) {
 	cfg = rest.CopyConfig(cfg)
 	cfg.UserAgent = FieldManager
 	cfg.QPS, cfg.Burst = 1000, 2000
@@ -172,20 +184,29 @@ func Start(ctx context.Context, cfg *rest.Config, opts Options) (*Kubelet, error
 	// controller-manager, the scheduler) already asks for protobuf.
 	cfg.ContentType = runtime.ContentTypeProtobuf
 	cfg.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("unable to create a client for the simulated kubelet: %w", err)
+	// Connections of its own, as a kubelet, a process of its own, has.
+	// client-go gives the clients of a process that present the same
+	// credentials one transport, so one HTTP/2 connection (its transport
+	// cache): the lab's other clients in this process (a test's, labtest's,
+	// a benchmark's) would send their requests in the stream that carries
+	// every node's Lease renewal and every Pod's watch event, read by one
+	// goroutine at each end. A config with a dial function of its own gets
+	// a transport of its own (client-go cannot compare functions, so does
+	// not share it): one connection for Pods and their watch, one for the
+	// heartbeats.
+	cfg.Dial = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	if pods, err = kubernetes.NewForConfig(cfg); err != nil {
+		return nil, nil, err
 	}
 	// The heartbeats' client is not rate limited, as a kubelet's own
 	// heartbeat client: a burst of Pod work never delays a Lease. Their
 	// rate is bounded by the renew interval (Options.LeaseRenewInterval).
 	hbCfg := rest.CopyConfig(cfg)
 	hbCfg.QPS, hbCfg.Burst = -1, 0
-	hb, err := kubernetes.NewForConfig(hbCfg)
-	if err != nil {
-		return nil, fmt.Errorf("unable to create a client for the simulated kubelet: %w", err)
+	if heartbeats, err = kubernetes.NewForConfig(hbCfg); err != nil {
+		return nil, nil, err
 	}
-	return start(ctx, cs, hb, opts)
+	return pods, heartbeats, nil
 }
 
 // start is Start on clients: cs for Pods, hb for Leases and Node status.
