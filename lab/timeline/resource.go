@@ -62,11 +62,11 @@ type resourceWatch struct {
 	vanished atomic.Bool
 	// failures: the lists and watches that failed since the last that
 	// worked (a list, or a watch that sent an event): the next waits
-	// relistBackoff's delay for as many. A 404 (the version not served,
-	// polled) is none, a 410 (a resourceVersion older than the
-	// apiserver's cache: a relist, at once) one that worked; a 429, an
-	// error, an error event and a watch that ends without an event are
-	// one.
+	// relistBackoff's delay for as many. A 404 (the version not served:
+	// polled, see notServedPoll) and a 410 (a resourceVersion older than
+	// the apiserver's cache: a relist, at once) are answers that worked;
+	// a 429, an error, and a watch that ends with no event but errors are
+	// failures.
 	failures atomic.Int32
 }
 

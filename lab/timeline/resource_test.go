@@ -489,3 +489,54 @@ func TestFailuresWait(t *testing.T) {
 		t.Errorf("4 failing lists in %s, want %s or more between the first and the fourth", waited, least)
 	}
 }
+
+// TestFailuresCounted: what a list or watch is answered counts as a
+// failure or resets them. A 404 (a CRD deleted, polled until it is
+// created again) and a 410 are answers that worked: counted as failures,
+// they left the list of the CRD created again waiting a second.
+func TestFailuresCounted(t *testing.T) {
+	gr := schema.GroupResource{Group: "ex.io", Resource: "gadgets"}
+	for _, c := range []struct {
+		answer error
+		want   int32
+	}{
+		{nil, 0},
+		{apierrors.NewNotFound(gr, ""), 0},
+		{apierrors.NewResourceExpired("too old resource version: 5 (9)"), 0},
+		{apierrors.NewGone("gone"), 0},
+		{apierrors.NewTooManyRequests("storage is (re)initializing", 1), 4},
+		{apierrors.NewInternalError(errors.New("conversion webhook failed")), 4},
+	} {
+		rw := &resourceWatch{}
+		rw.failures.Store(3)
+		rw.count(c.answer)
+		if got := rw.failures.Load(); got != c.want {
+			t.Errorf("after %v: %d failures, want %d", c.answer, got, c.want)
+		}
+	}
+
+	// A watch: an event resets them, a watch of errors only is one more.
+	for _, c := range []struct {
+		name   string
+		events []watch.Event
+		want   int32
+	}{
+		{"an event", []watch.Event{{Type: watch.Added, Object: gadget("a", "5")}}, 0},
+		{"a 410", []watch.Event{{Type: watch.Error, Object: &apierrors.NewResourceExpired("too old").ErrStatus}}, 0},
+		{"errors only", []watch.Event{{Type: watch.Error, Object: &apierrors.NewInternalError(errors.New("conversion")).ErrStatus}}, 4},
+		{"nothing", nil, 4},
+	} {
+		rw := &resourceWatch{}
+		rw.failures.Store(3)
+		fw := watch.NewFakeWithChanSize(len(c.events), false)
+		for _, e := range c.events {
+			fw.Action(e.Type, e.Object)
+		}
+		fw.Stop()
+		for range rw.counted(fw).ResultChan() {
+		}
+		if got := rw.failures.Load(); got != c.want {
+			t.Errorf("%s: %d failures, want %d", c.name, got, c.want)
+		}
+	}
+}

@@ -30,13 +30,11 @@ func (rw *resourceWatch) pause(ctx context.Context) error {
 
 // count counts the answer to a list or a watch request (see failures).
 func (rw *resourceWatch) count(err error) {
-	switch {
-	case err == nil, restarts(err):
+	if err == nil || restarts(err) || apierrors.IsNotFound(err) {
 		rw.failures.Store(0)
-	case apierrors.IsNotFound(err):
-	default:
-		rw.failures.Add(1)
+		return
 	}
+	rw.failures.Add(1)
 }
 
 // restarts reports whether err is the apiserver asking for a relist: the
@@ -45,18 +43,22 @@ func (rw *resourceWatch) count(err error) {
 func restarts(err error) bool { return apierrors.IsResourceExpired(err) || apierrors.IsGone(err) }
 
 // counted passes w's events on, counting them (see failures): an event
-// (a 410 too) resets the failures, an error event or a watch that ends
-// without an event is one.
+// that is no error (or a 410) resets the failures; a watch that ends
+// without one is a failure (a conversion that fails each time: the
+// reflector would watch again at once, for ever).
 func (rw *resourceWatch) counted(w watch.Interface) watch.Interface {
 	c := &countedWatch{Interface: w, out: make(chan watch.Event), done: make(chan struct{})}
 	go func() {
 		defer close(c.out)
-		events := 0
-		for e := range w.ResultChan() {
-			events++
-			if e.Type == watch.Error && !restarts(apierrors.FromObject(e.Object)) {
+		worked := false
+		defer func() {
+			if !worked {
 				rw.failures.Add(1)
-			} else {
+			}
+		}()
+		for e := range w.ResultChan() {
+			if e.Type != watch.Error || restarts(apierrors.FromObject(e.Object)) {
+				worked = true
 				rw.failures.Store(0)
 			}
 			select {
@@ -64,9 +66,6 @@ func (rw *resourceWatch) counted(w watch.Interface) watch.Interface {
 			case <-c.done:
 				return
 			}
-		}
-		if events == 0 {
-			rw.failures.Add(1)
 		}
 	}()
 	return c
