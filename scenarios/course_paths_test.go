@@ -66,20 +66,6 @@ var _ = Describe("every path through the course", func() {
 	}
 })
 
-// knownStuck are tasks (lesson: task) whose verdict this test cannot yet
-// trust on some paths, each with what was found: not fixed, and said in
-// issue 50's note. The path plays the task's hints and right answer, and
-// names the defect instead of checking its verdict.
-var knownStuck = map[string]string{
-	"operator: delete bob, and the directory is cleaned up first": "now and then on every path (two of three paths in some runs, none in others), " +
-		"the lab's own watch of Users (lab/timeline) sees no User event after alice is created by the task's before, and " +
-		"stays so for the rest of the lesson: bob's creation and deletion never reach the timeline, so the check says " +
-		"'the timeline has not said who deleted it' for good. Seen with a debug ring in the watcher, the stream's sink and " +
-		"the runners' record; a restart of the watch when the CRD's spec changes did not cure it. Fixed on the way: the " +
-		"line of a deletion's start replaced its end, the end was not named when the apiserver answered the deletion " +
-		"after the Operator's update",
-}
-
 // coursePath is one way to arrive at a lesson.
 type coursePath struct {
 	lesson  string
@@ -264,11 +250,6 @@ func playOnPath(ctx context.Context, name, ns string, hints bool) {
 		stop := func() {}
 		if a.Controller != "" {
 			stop = runLearnerController(ctx, a.Controller, ns)
-		}
-		if reason, known := knownStuck[name+": "+st.Name]; known {
-			By("not checked, a known defect to fix (issue 50's note): " + reason)
-			stop()
-			continue
 		}
 		passes(ctx, p, st.Task, task.Task, a)
 		stop()
