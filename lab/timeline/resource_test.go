@@ -503,7 +503,6 @@ func TestFailuresCounted(t *testing.T) {
 		{nil, 0},
 		{apierrors.NewNotFound(gr, ""), 0},
 		{apierrors.NewResourceExpired("too old resource version: 5 (9)"), 0},
-		{apierrors.NewGone("gone"), 0},
 		{apierrors.NewTooManyRequests("storage is (re)initializing", 1), 4},
 		{apierrors.NewInternalError(errors.New("conversion webhook failed")), 4},
 	} {
