@@ -17,8 +17,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-// relistBackoff is how long a resource's watch waits before it lists
-// again after its list or watch failed or ended early. A shared informer
+// relistBackoff is how long a resource's watch waits before its next
+// list or watch after failures in a row (failures). A shared informer
 // waits 0.8 s the first time, doubling up to 30 s (reset only after two
 // quiet minutes): a CRD deleted and created again a few times, as a lesson
 // does, left the timeline blind to its objects for half a minute, and a
@@ -28,13 +28,27 @@ import (
 // real cluster's 404 list four times a second costs it little.
 var relistBackoff = wait.Backoff{Duration: 100 * time.Millisecond, Factor: 2, Jitter: 0.2, Steps: 8, Cap: time.Second}
 
+// noReflectorDelay: the reflector restarts a watch at once, whatever ended
+// it; the list and the watch wait instead, after failures only (see
+// resourceWatch.failures). The reflector's own backoff grows with every
+// restart and is reset only every two minutes, and the apiserver ends a
+// CRD's watches each time it replaces the CRD's storage (its spec changed,
+// or the CRD was created again): it closes them, answers 429 while the new
+// storage's cache starts, and 410 to a resourceVersion older than that
+// cache, each a restart. A lesson that changed its CRD a few times had its
+// objects unwatched for two seconds and more after each change, and an
+// object created and deleted meanwhile never reached the timeline (a list
+// shows what is, not what happened): the course-paths test's known defect,
+// bob's deletion not named.
+var noReflectorDelay = wait.Backoff{}
+
 // notServedPoll is how often a resource's list is tried again while its
 // version is not served.
 const notServedPoll = 250 * time.Millisecond
 
 // resourceWatch watches one resource of the cluster at one version: a
-// reflector with relistBackoff, into a handlerStore that tells the
-// timeline of each change.
+// reflector whose lists and watches wait relistBackoff after failures,
+// into a handlerStore that tells the timeline of each change.
 type resourceWatch struct {
 	gvr    schema.GroupVersionResource
 	store  *handlerStore
@@ -46,6 +60,14 @@ type resourceWatch struct {
 	// vanished: discovery serves the resource at no version (its CRD was
 	// deleted), set by the watcher's discover.
 	vanished atomic.Bool
+	// failures: the lists and watches that failed since the last that
+	// worked (a list, or a watch that sent an event): the next waits
+	// relistBackoff's delay for as many. A 404 (the version not served:
+	// polled, see notServedPoll) and a 410 (a resourceVersion older than
+	// the apiserver's cache: a relist, at once) are answers that worked;
+	// a 429, an error, and a watch that ends with no event but errors are
+	// failures.
+	failures atomic.Int32
 }
 
 // startResourceWatch watches gvr until ctx is done or the watch is
@@ -82,8 +104,12 @@ func startResourceWatch(ctx context.Context, dyn dynamic.Interface, gvr schema.G
 		// only once the list returns: forget is alone with the store.
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			for {
+				if err := rw.pause(ctx); err != nil {
+					return nil, err
+				}
 				l, err := client.List(ctx, o)
 				setGone(err)
+				rw.count(err)
 				if !apierrors.IsNotFound(err) {
 					return l, err
 				}
@@ -98,12 +124,19 @@ func startResourceWatch(ctx context.Context, dyn dynamic.Interface, gvr schema.G
 			}
 		},
 		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			if err := rw.pause(ctx); err != nil {
+				return nil, err
+			}
 			wi, err := client.Watch(ctx, o)
 			setGone(err)
-			return wi, err
+			if err != nil {
+				rw.count(err)
+				return nil, err
+			}
+			return rw.counted(wi), nil
 		},
 	}
-	backoff := relistBackoff
+	backoff := noReflectorDelay
 	r := cache.NewReflectorWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, dyn), &unstructured.Unstructured{}, rw.store, cache.ReflectorOptions{
 		Name: "timeline " + gvr.String(), TypeDescription: gvr.String(), Backoff: &backoff,
 	})

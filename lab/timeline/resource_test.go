@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -366,5 +367,175 @@ func TestDeletedCRDTellsItsObjectsDeleted(t *testing.T) {
 	}
 	if want := []string{"CREATE c"}; !slices.Equal(got, want) {
 		t.Errorf("after the CRD was created again, told %q, want %q", got, want)
+	}
+}
+
+// TestRestartsTheApiserverAsksForCostNoWait: each time the apiserver
+// replaces a CRD's storage it ends the watches of its objects (closes them,
+// answers 429 while the new storage's cache starts, then 410 to a
+// resourceVersion older than that cache). The reflector's own backoff grew
+// with each such restart, to a second and more, and what was created and
+// deleted while the resource was unwatched never reached the timeline: the
+// watch must be open again at once, cycle after cycle, and tell what
+// happens then.
+func TestRestartsTheApiserverAsksForCostNoWait(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	gvr := schema.GroupVersionResource{Group: "ex.io", Version: "v1beta1", Resource: "gadgets"}
+	dyn := fakedynamic.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{gvr: "GadgetList"})
+	var mu sync.Mutex
+	var script []func() (watch.Interface, error) // the next watch requests' answers
+	opened := make(chan *watch.FakeWatcher, 1)   // a watch the reflector reads
+	dyn.PrependWatchReactor("gadgets", func(clienttesting.Action) (bool, watch.Interface, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(script) > 0 {
+			answer := script[0]
+			script = script[1:]
+			w, err := answer()
+			return true, w, err
+		}
+		fw := watch.NewFake()
+		opened <- fw
+		return true, fw, nil
+	})
+	lines := make(chan string, 100)
+	h := cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { lines <- "add " + obj.(*unstructured.Unstructured).GetName() },
+		DeleteFunc: func(obj any) { lines <- "delete " + obj.(*unstructured.Unstructured).GetName() },
+	}
+	rw := startResourceWatch(ctx, dyn, gvr, h, nil, nil)
+	defer rw.stop()
+
+	// How long a restart may take: the reflector's backoff reached a
+	// second at the third cycle, two waits a cycle.
+	const restartWithin = 1500 * time.Millisecond
+	initializing := func() (watch.Interface, error) {
+		return nil, apierrors.NewTooManyRequests("storage is (re)initializing", 1)
+	}
+	tooOld := func() (watch.Interface, error) {
+		fw := watch.NewFakeWithChanSize(1, false)
+		fw.Error(&apierrors.NewResourceExpired("too old resource version: 5 (9)").ErrStatus)
+		return fw, nil
+	}
+	told := func(want string) {
+		t.Helper()
+		select {
+		case got := <-lines:
+			if got != want {
+				t.Fatalf("told %q, want %q", got, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("not told %q", want)
+		}
+	}
+	var fw *watch.FakeWatcher
+	select {
+	case fw = <-opened:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first watch never opened")
+	}
+	for i := range 6 {
+		name := fmt.Sprintf("g%d", i)
+		fw.Add(gadget(name, strconv.Itoa(10+2*i)))
+		fw.Delete(gadget(name, strconv.Itoa(11+2*i)))
+		told("add " + name)
+		told("delete " + name)
+
+		// The storage replaced: the watch closed, the new cache starting,
+		// then older than the resourceVersion.
+		mu.Lock()
+		script = append(script, initializing, tooOld)
+		mu.Unlock()
+		closed := time.Now()
+		fw.Stop()
+		select {
+		case fw = <-opened:
+		case <-time.After(restartWithin):
+			t.Fatalf("cycle %d: the watch was not open again %s after the apiserver closed it", i+1, restartWithin)
+		}
+		t.Logf("cycle %d: open again after %s", i+1, time.Since(closed).Round(time.Millisecond))
+	}
+}
+
+// TestFailuresWait: the reflector waits for nothing of its own, so a list
+// that keeps failing (a conversion webhook down) waits relistBackoff's
+// growing delay before each new try, not a moment.
+func TestFailuresWait(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	gvr := schema.GroupVersionResource{Group: "ex.io", Version: "v1beta1", Resource: "gadgets"}
+	dyn := fakedynamic.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{gvr: "GadgetList"})
+	lists := make(chan time.Time, 100)
+	dyn.PrependReactor("list", "gadgets", func(clienttesting.Action) (bool, runtime.Object, error) {
+		lists <- time.Now()
+		return true, nil, apierrors.NewInternalError(errors.New("conversion webhook for ex.io/v1beta1 failed"))
+	})
+	rw := startResourceWatch(ctx, dyn, gvr, cache.ResourceEventHandlerFuncs{}, nil, nil)
+	defer rw.stop()
+	var at []time.Time
+	for len(at) < 4 {
+		select {
+		case t := <-lists:
+			at = append(at, t)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%d lists in 10 s, want 4", len(at))
+		}
+	}
+	// 100, 200 and 400 ms, each up to a fifth longer.
+	if waited, least := at[3].Sub(at[0]), 700*time.Millisecond; waited < least {
+		t.Errorf("4 failing lists in %s, want %s or more between the first and the fourth", waited, least)
+	}
+}
+
+// TestFailuresCounted: what a list or watch is answered counts as a
+// failure or resets them. A 404 (a CRD deleted, polled until it is
+// created again) and a 410 are answers that worked: counted as failures,
+// they left the list of the CRD created again waiting a second.
+func TestFailuresCounted(t *testing.T) {
+	gr := schema.GroupResource{Group: "ex.io", Resource: "gadgets"}
+	for _, c := range []struct {
+		answer error
+		want   int32
+	}{
+		{nil, 0},
+		{apierrors.NewNotFound(gr, ""), 0},
+		{apierrors.NewResourceExpired("too old resource version: 5 (9)"), 0},
+		{apierrors.NewTooManyRequests("storage is (re)initializing", 1), 4},
+		{apierrors.NewInternalError(errors.New("conversion webhook failed")), 4},
+	} {
+		rw := &resourceWatch{}
+		rw.failures.Store(3)
+		rw.count(c.answer)
+		if got := rw.failures.Load(); got != c.want {
+			t.Errorf("after %v: %d failures, want %d", c.answer, got, c.want)
+		}
+	}
+
+	// A watch: an event resets them, a watch of errors only is one more.
+	for _, c := range []struct {
+		name   string
+		events []watch.Event
+		want   int32
+	}{
+		{"an event", []watch.Event{{Type: watch.Added, Object: gadget("a", "5")}}, 0},
+		{"a 410", []watch.Event{{Type: watch.Error, Object: &apierrors.NewResourceExpired("too old").ErrStatus}}, 0},
+		{"errors only", []watch.Event{{Type: watch.Error, Object: &apierrors.NewInternalError(errors.New("conversion")).ErrStatus}}, 4},
+		{"nothing", nil, 4},
+	} {
+		rw := &resourceWatch{}
+		rw.failures.Store(3)
+		fw := watch.NewFakeWithChanSize(len(c.events), false)
+		for _, e := range c.events {
+			fw.Action(e.Type, e.Object)
+		}
+		fw.Stop()
+		for range rw.counted(fw).ResultChan() {
+		}
+		if got := rw.failures.Load(); got != c.want {
+			t.Errorf("%s: %d failures, want %d", c.name, got, c.want)
+		}
 	}
 }
