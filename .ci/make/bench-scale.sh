@@ -11,10 +11,11 @@
 # instead: crdlab's row alone, N Pods held (100,000: about 35 minutes on
 # two cores), and the PSS of each process when they are Ready and while
 # they are held, every 30 s for BENCH_SCALE_HOLD_FOR (2m).
-# BENCH_SCALE_STEPS=kwok runs BenchmarkScaleSteps instead: KWOK's own benchmark (its test/e2e/
-# benchmark.go), 5,000 nodes Ready, 10,000 bare Pods Running, deleted, on
-# crdlab's nodes and on KWOK's (BENCH_SCALE_NODES and BENCH_SCALE_PODS size
-# it too: 500 and 1000 for a short run).
+# BENCH_SCALE_STEPS=kwok runs BenchmarkScaleSteps instead: KWOK's own
+# benchmark (its test/e2e/benchmark.go), 5,000 nodes Ready, 10,000 bare
+# Pods Running, deleted, on crdlab's nodes and on KWOK's
+# (BENCH_SCALE_NODES and BENCH_SCALE_PODS size it too: 500 and 1000 for a
+# short run).
 set -euo pipefail
 : "${GO:=go}"
 root=$PWD
