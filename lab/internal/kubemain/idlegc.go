@@ -34,12 +34,7 @@ import (
 //     MB, most of it OpenAPI built once and never freed. An idle process
 //     allocates little, so collecting it more often costs little: while a
 //     component is idle it runs with GOGC=idleGCPercent, and the first
-//     time it returns its garbage to the system; later, when it holds much
-//     more than that would keep, at most once a minute: a lab at scale
-//     after its scale-up holds up to twice its live heap (GOGC=100), and
-//     Go's background scavenger was not seen to return it (kube-scheduler,
-//     idle for two minutes after a scale-up of 20,000 Pods, kept 272 MiB
-//     of anonymous memory for a live heap of 161 MB). The moment it is busy
+//     time it returns its garbage to the system. The moment it is busy
 //     again (a scale-up, a test's burst of writes) it runs with Go's
 //     default again, so it is never slower where speed counts.
 
@@ -58,17 +53,6 @@ const idleTicks = 4
 // ten seconds (twenty ticks) is one collection: an idle component
 // collects at most about every ten seconds.
 const busyShare = 80
-
-// idleFreeShare: a component that becomes idle holding more than
-// live/idleFreeShare of heap beyond its live heap returns its free heap
-// to the system (debug.FreeOSMemory): above the idleGCPercent a heap
-// grows to and the tenth more Go's scavenger keeps.
-const idleFreeShare = 2
-
-// idleFreeTicks is how many ticks at least lie between two such returns:
-// each is a collection, and a component that goes from busy to idle and
-// back every few seconds would otherwise collect at each.
-const idleFreeTicks = 120
 
 // bootMemoryLimit is the most a booting component holds before it
 // collects (debug.SetMemoryLimit): above what kube-apiserver allocates
@@ -123,7 +107,6 @@ type idleGC struct {
 	idle    bool
 	quiet   int
 	freed   bool // the boot's garbage was returned to the system
-	since   int  // ticks since garbage was last returned
 }
 
 // gcChange is what a tick asks of the runtime.
@@ -134,11 +117,9 @@ type gcChange struct {
 }
 
 // tick takes what the component allocated since the last tick, its live
-// heap, the heap it holds from the system (in objects, or free and not
-// returned) and whether it collected since the last tick, and says what
-// to change.
-func (g *idleGC) tick(allocated, live, held uint64, collected bool) gcChange {
-	g.since++
+// heap and whether it collected since the last tick, and says what to
+// change.
+func (g *idleGC) tick(allocated, live uint64, collected bool) gcChange {
 	if g.booting {
 		g.boot++
 		if !collected && (g.toReady || g.boot < bootTicks) {
@@ -160,11 +141,8 @@ func (g *idleGC) tick(allocated, live, held uint64, collected bool) gcChange {
 		return gcChange{}
 	}
 	g.idle = true
-	c := gcChange{percent: idleGCPercent, free: !g.freed || g.since >= idleFreeTicks && held > live+live/idleFreeShare}
+	c := gcChange{percent: idleGCPercent, free: !g.freed}
 	g.freed = true
-	if c.free {
-		g.since = 0
-	}
 	return c
 }
 
@@ -176,7 +154,6 @@ func (g *idleGC) ready() gcChange {
 		return gcChange{}
 	}
 	g.booting = false
-	g.since = 0
 	return gcChange{percent: 100, unlimit: true, free: true}
 }
 
@@ -208,14 +185,12 @@ func startIdleGC() {
 	debug.SetMemoryLimit(bootMemoryLimit)
 	g := idleGC{booting: true}
 	go func() {
-		samples := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}, {Name: "/gc/heap/live:bytes"}, {Name: "/gc/cycles/total:gc-cycles"},
-			{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/unused:bytes"}, {Name: "/memory/classes/heap/free:bytes"}}
-		read := func() (allocs, live, cycles, held uint64) {
+		samples := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}, {Name: "/gc/heap/live:bytes"}, {Name: "/gc/cycles/total:gc-cycles"}}
+		read := func() (allocs, live, cycles uint64) {
 			metrics.Read(samples)
-			held = samples[3].Value.Uint64() + samples[4].Value.Uint64() + samples[5].Value.Uint64()
-			return samples[0].Value.Uint64(), samples[1].Value.Uint64(), samples[2].Value.Uint64(), held
+			return samples[0].Value.Uint64(), samples[1].Value.Uint64(), samples[2].Value.Uint64()
 		}
-		last, _, lastCycles, _ := read()
+		last, _, lastCycles := read()
 		t := time.NewTicker(idleTick)
 		defer t.Stop()
 		ready := bootReady
@@ -224,8 +199,8 @@ func startIdleGC() {
 			select {
 			case <-t.C:
 				g.toReady = bootToReady.Load()
-				allocs, live, cycles, held := read()
-				c = g.tick(allocs-last, live, held, cycles != lastCycles)
+				allocs, live, cycles := read()
+				c = g.tick(allocs-last, live, cycles != lastCycles)
 				last, lastCycles = allocs, cycles
 			case <-ready:
 				ready = nil
@@ -239,7 +214,7 @@ func startIdleGC() {
 			}
 			if c.free {
 				debug.FreeOSMemory()
-				last, _, lastCycles, _ = read()
+				last, _, lastCycles = read()
 			}
 		}
 	}()

@@ -25,60 +25,24 @@ func TestIdleGC(t *testing.T) {
 	}
 	// Booting: busy, nothing changes.
 	for range 10 {
-		want("a busy tick while booting", g.tick(busyTick, live, live, false), gcChange{})
+		want("a busy tick while booting", g.tick(busyTick, live, false), gcChange{})
 	}
 	for i := range idleTicks - 1 {
-		want("quiet tick "+string(rune('1'+i)), g.tick(quietTick, live, live, false), gcChange{})
+		want("quiet tick "+string(rune('1'+i)), g.tick(quietTick, live, false), gcChange{})
 	}
-	want("the last quiet tick", g.tick(quietTick, live, live, false), gcChange{percent: idleGCPercent, free: true})
-	want("idle", g.tick(0, live, live, false), gcChange{})
-	want("a busy tick", g.tick(busyTick, live, live, false), gcChange{percent: 100})
-	want("busy", g.tick(busyTick, live, live, false), gcChange{})
+	want("the last quiet tick", g.tick(quietTick, live, false), gcChange{percent: idleGCPercent, free: true})
+	want("idle", g.tick(0, live, false), gcChange{})
+	want("a busy tick", g.tick(busyTick, live, false), gcChange{percent: 100})
+	want("busy", g.tick(busyTick, live, false), gcChange{})
 	// A busy tick among quiet ones starts the count again.
 	for range idleTicks - 1 {
-		want("a quiet tick", g.tick(0, live, live, false), gcChange{})
+		want("a quiet tick", g.tick(0, live, false), gcChange{})
 	}
-	want("a busy tick among quiet ones", g.tick(busyTick, live, live, false), gcChange{})
+	want("a busy tick among quiet ones", g.tick(busyTick, live, false), gcChange{})
 	for range idleTicks - 1 {
-		want("a quiet tick", g.tick(0, live, live, false), gcChange{})
+		want("a quiet tick", g.tick(0, live, false), gcChange{})
 	}
-	want("idle again", g.tick(0, live, live, false), gcChange{percent: idleGCPercent})
-}
-
-// TestIdleGCReturnsWhatABusySpellLeft: a component that becomes idle
-// again holding much more heap than its live heap (a scale-up left it at
-// up to twice that, at GOGC=100) returns it to the system, at most once
-// every idleFreeTicks; holding no more than an idle heap grows to, it
-// returns nothing.
-func TestIdleGCReturnsWhatABusySpellLeft(t *testing.T) {
-	const live = 100 << 20
-	busyTick := uint64(live/busyShare + 1)
-	grown := uint64(2 * live)                     // after a busy spell at GOGC=100
-	idleHeap := uint64(live + live/idleFreeShare) // no more than that
-	g := idleGC{}
-	want := func(what string, got, want gcChange) {
-		t.Helper()
-		if got != want {
-			t.Errorf("%s: %+v, want %+v", what, got, want)
-		}
-	}
-	// idleAgain is a busy tick, then quiet ticks until idle: what the
-	// last says.
-	idleAgain := func(held uint64) gcChange {
-		g.tick(busyTick, live, held, false)
-		for range idleTicks - 1 {
-			g.tick(0, live, held, false)
-		}
-		return g.tick(0, live, held, false)
-	}
-	want("idle the first time", idleAgain(live), gcChange{percent: idleGCPercent, free: true})
-	want("idle again at once, holding twice its live heap", idleAgain(grown), gcChange{percent: idleGCPercent})
-	for range idleFreeTicks {
-		g.tick(0, live, grown, false)
-	}
-	want("idle again a minute later, holding no more than an idle heap", idleAgain(idleHeap), gcChange{percent: idleGCPercent})
-	want("idle again, holding twice its live heap", idleAgain(grown), gcChange{percent: idleGCPercent, free: true})
-	want("idle again at once", idleAgain(grown), gcChange{percent: idleGCPercent})
+	want("idle again", g.tick(0, live, false), gcChange{percent: idleGCPercent})
 }
 
 // TestBootGC: a booting component collects nothing until bootTicks
@@ -98,29 +62,29 @@ func TestBootGC(t *testing.T) {
 
 	g := idleGC{booting: true}
 	for i := range bootTicks - 1 {
-		want(fmt.Sprintf("booting, tick %d", i+1), g.tick(live, live, live, false), gcChange{})
+		want(fmt.Sprintf("booting, tick %d", i+1), g.tick(live, live, false), gcChange{})
 	}
-	want("the last tick of the boot", g.tick(live, live, live, false), end)
-	want("busy after the boot", g.tick(live, live, live, false), gcChange{})
+	want("the last tick of the boot", g.tick(live, live, false), end)
+	want("busy after the boot", g.tick(live, live, false), gcChange{})
 	want("said ready after the boot", g.ready(), gcChange{})
 
 	g = idleGC{booting: true}
-	want("booting", g.tick(live, live, live, false), gcChange{})
-	want("collected: the limit was reached", g.tick(live, live, live, true), end)
+	want("booting", g.tick(live, live, false), gcChange{})
+	want("collected: the limit was reached", g.tick(live, live, true), end)
 
 	g = idleGC{booting: true, toReady: true}
 	for range 3 * bootTicks {
-		want("booting until ready", g.tick(0, live, live, false), gcChange{})
+		want("booting until ready", g.tick(0, live, false), gcChange{})
 	}
 	want("ready", g.ready(), gcChange{percent: 100, unlimit: true, free: true})
 	want("said ready twice", g.ready(), gcChange{})
 	for range idleTicks - 1 {
-		want("a quiet tick", g.tick(0, live, live, false), gcChange{})
+		want("a quiet tick", g.tick(0, live, false), gcChange{})
 	}
-	want("idle after ready", g.tick(0, live, live, false), gcChange{percent: idleGCPercent, free: true})
+	want("idle after ready", g.tick(0, live, false), gcChange{percent: idleGCPercent, free: true})
 
 	g = idleGC{booting: true, toReady: true}
-	want("collected before ready", g.tick(live, live, live, true), end)
+	want("collected before ready", g.tick(live, live, true), end)
 }
 
 // TestIdleGCAsDocumented: docs/boot.md states idleGC's figures as they are.
@@ -148,9 +112,6 @@ func TestIdleGCAsDocumented(t *testing.T) {
 		if want == "" || !strings.Contains(doc, want) {
 			t.Errorf("docs/boot.md does not say %q (bootTicks %d, bootMemoryLimit %d)", want, bootTicks, bootMemoryLimit)
 		}
-	}
-	if idleFreeShare != 2 || idleFreeTicks*idleTick != time.Minute || !strings.Contains(doc, "holding more than half its live heap again beyond it") || !strings.Contains(doc, "at most once a minute") {
-		t.Errorf("docs/boot.md says an idle component returns what it holds beyond 1.5 times its live heap, at most once a minute; idleFreeShare is %d, idleFreeTicks %d", idleFreeShare, idleFreeTicks)
 	}
 	if idleTick != 500*time.Millisecond || !strings.Contains(doc, "allocated every half second") {
 		t.Errorf("docs/boot.md says a component looks every half second; idleTick is %s", idleTick)
