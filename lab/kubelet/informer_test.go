@@ -21,7 +21,7 @@ import (
 func TestInformersDropOnlyManagedFields(t *testing.T) {
 	managed := []metav1.ManagedFieldsEntry{{
 		Manager: "kube-controller-manager", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1",
-		FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:containers":{}}}`)},
+		FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:containers":{}}}`),
 	}}
 	p := pod(annotate(AnnotationStartDelay, "0s"), func(p *corev1.Pod) {
 		p.Labels = map[string]string{"app": "web"}
