@@ -9,15 +9,16 @@
 # (0: no Job) size the run. BENCH_SCALE_HOLD=N runs BenchmarkScaleHold
 # (its Pods in BENCH_SCALE_HOLD_APPS Deployments, 100, a namespace each)
 # instead: crdlab's row alone, N Pods held (100,000: about 35 minutes on
-# two cores), and the PSS of each process. BENCH_SCALE_STEPS=kwok runs
-# BenchmarkScaleSteps instead: KWOK's own benchmark (its test/e2e/
-# benchmark.go), 5,000 nodes Ready, 10,000 bare Pods Running, deleted, on
-# crdlab's nodes and on KWOK's (BENCH_SCALE_NODES and BENCH_SCALE_PODS size
-# it too: 500 and 1000 for a short run). BENCH_SCALE_PROFILE=dir writes
-# CPU profiles of each process over each Pod step or phase of either
-# benchmark into dir (docs/scale.md, "Where the time goes").
-# BENCH_SCALE_PEER=none runs BenchmarkScale's crdlab row alone (kwok, the
-# default: KWOK's row beside it).
+# two cores), and the PSS of each process when they are Ready and while
+# they are held, every 30 s for BENCH_SCALE_HOLD_FOR (2m).
+# BENCH_SCALE_STEPS=kwok runs BenchmarkScaleSteps instead: KWOK's own
+# benchmark (its test/e2e/benchmark.go), 5,000 nodes Ready, 10,000 bare
+# Pods Running, deleted, on crdlab's nodes and on KWOK's
+# (BENCH_SCALE_NODES and BENCH_SCALE_PODS size it too: 500 and 1000 for a
+# short run). BENCH_SCALE_PROFILE=dir writes CPU profiles of each process
+# over each Pod step or phase of either benchmark into dir (docs/scale.md,
+# "Where the time goes"). BENCH_SCALE_PEER=none runs BenchmarkScale's
+# crdlab row alone (kwok, the default: KWOK's row beside it).
 set -euo pipefail
 : "${GO:=go}"
 root=$PWD
@@ -28,7 +29,7 @@ if [[ -n ${BENCH_SCALE_PROFILE:-} ]]; then
 fi
 if [[ -n ${BENCH_SCALE_HOLD:-} ]]; then
 	export CRDLAB_BENCH_SCALE_NODES=${BENCH_SCALE_NODES:-1000} CRDLAB_BENCH_SCALE_HOLD=$BENCH_SCALE_HOLD
-	export CRDLAB_BENCH_SCALE_HOLD_APPS=${BENCH_SCALE_HOLD_APPS:-100}
+	export CRDLAB_BENCH_SCALE_HOLD_APPS=${BENCH_SCALE_HOLD_APPS:-100} CRDLAB_BENCH_SCALE_HOLD_FOR=${BENCH_SCALE_HOLD_FOR:-2m}
 	exec "$GO" test -vet=off -run '^$' -bench '^BenchmarkScaleHold$' -benchtime 1x -timeout 150m ./lab/
 fi
 mod=lab/internal/tools/kwokbench

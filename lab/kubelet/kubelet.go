@@ -256,6 +256,7 @@ func start(ctx context.Context, cs, hb kubernetes.Interface, opts Options) (*Kub
 	// (the node lifecycle controller marked a node NotReady) is reported
 	// again at once, and NotReady reads it.
 	nodeFactory := informers.NewSharedInformerFactoryWithOptions(hb, 0,
+		informers.WithTransform(dropManagedFields),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 			o.LabelSelector = SimulatedLabel + "=true"
 		}))
@@ -268,6 +269,7 @@ func start(ctx context.Context, cs, hb kubernetes.Interface, opts Options) (*Kub
 	// One watch of Pods for every simulated node: only Pods bound to a
 	// node; the kubelet filters further by its nodes.
 	factory := informers.NewSharedInformerFactoryWithOptions(cs, 0,
+		informers.WithTransform(dropManagedFields),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 			o.FieldSelector = fields.OneTermNotEqualSelector("spec.nodeName", "").String()
 		}))
