@@ -2,12 +2,14 @@ package kubelet
 
 import (
 	"encoding/pem"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 
+	"github.com/crdlab/crdlab/lab/kubeminor"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 )
@@ -23,7 +25,7 @@ func TestConnectionsOfItsOwn(t *testing.T) {
 	var conns atomic.Int32
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{"major":"1","minor":"37","gitVersion":"v1.37.2"}`))
+		_, _ = fmt.Fprintf(w, `{"gitVersion":%q}`, kubeminor.Patch(kubeminor.Oldest())) // any release crdlab serves
 	}))
 	srv.EnableHTTP2 = true
 	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {

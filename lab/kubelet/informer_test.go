@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crdlab/crdlab/lab/kubeminor"
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -28,7 +29,7 @@ func TestInformersDropOnlyManagedFields(t *testing.T) {
 		p.ManagedFields = managed
 	})
 	client := fake.NewClientset(p)
-	client.Discovery().(*fakediscovery.FakeDiscovery).FakedServerVersion = &version.Info{GitVersion: "v1.37.2"}
+	client.Discovery().(*fakediscovery.FakeDiscovery).FakedServerVersion = &version.Info{GitVersion: kubeminor.Patch(kubeminor.Oldest())}
 	ctx, cancel := context.WithCancel(context.Background())
 	k, err := start(ctx, client, client, Options{Nodes: 1})
 	if err != nil {
