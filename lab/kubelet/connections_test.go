@@ -9,9 +9,10 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/crdlab/crdlab/lab/kubeminor"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/crdlab/crdlab/lab/kubeminor"
 )
 
 // TestConnectionsOfItsOwn: the simulated kubelet's requests do not share

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crdlab/crdlab/lab/kubeminor"
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -13,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/version"
 	fakediscovery "k8s.io/client-go/discovery/fake"
 	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/crdlab/crdlab/lab/kubeminor"
 )
 
 // The kubelet's informers keep each Pod and Node without its
