@@ -46,6 +46,17 @@ var noReflectorDelay = wait.Backoff{}
 // version is not served.
 const notServedPoll = 250 * time.Millisecond
 
+// A watch just started (moved to a version its CRD has just begun to
+// serve: see crdmove.go), or whose CRD has just said it serves the
+// watch's version again (hurry), tries its list again every newWatchPoll
+// for newWatchQuick: the apiserver serves a new CRD's objects a moment
+// after its line says so, and a learner's object created and deleted
+// within notServedPoll would never be seen.
+const (
+	newWatchPoll  = 20 * time.Millisecond
+	newWatchQuick = 2 * time.Second
+)
+
 // resourceWatch watches one resource of the cluster at one version: a
 // reflector whose lists and watches wait relistBackoff after failures,
 // into a handlerStore that tells the timeline of each change.
@@ -68,6 +79,24 @@ type resourceWatch struct {
 	// a 429, an error, and a watch that ends with no event but errors are
 	// failures.
 	failures atomic.Int32
+	// busy: the 429s in a row since the last other answer (see
+	// busyBackoff), counted apart from failures.
+	busy atomic.Int32
+	// quickUntil: until then (unix nanoseconds) a list of a version not
+	// served is tried again every newWatchPoll; wake cuts short the wait
+	// (hurry).
+	quickUntil atomic.Int64
+	wake       chan struct{}
+}
+
+// hurry tries the list of a version not served again at once, then every
+// newWatchPoll for newWatchQuick: its CRD says it is served.
+func (rw *resourceWatch) hurry() {
+	rw.quickUntil.Store(time.Now().Add(newWatchQuick).UnixNano())
+	select {
+	case rw.wake <- struct{}{}:
+	default:
+	}
 }
 
 // startResourceWatch watches gvr until ctx is done or the watch is
@@ -88,9 +117,10 @@ func startResourceWatch(ctx context.Context, dyn dynamic.Interface, gvr schema.G
 	h cache.ResourceEventHandler, prev map[string]*unstructured.Unstructured, notServed func()) *resourceWatch {
 	ctx, cancel := context.WithCancel(ctx)
 	q := newHandlerQueue()
-	rw := &resourceWatch{gvr: gvr, cancel: cancel, done: make(chan struct{}),
+	rw := &resourceWatch{gvr: gvr, cancel: cancel, done: make(chan struct{}), wake: make(chan struct{}, 1),
 		store: &handlerStore{h: h, objs: prev, continued: prev != nil, deliver: q.add}}
 	client := dyn.Resource(gvr)
+	rw.quickUntil.Store(time.Now().Add(newWatchQuick).UnixNano())
 	setGone := func(err error) {
 		gone := apierrors.IsNotFound(err)
 		if !rw.gone.Swap(gone) && gone && notServed != nil {
@@ -116,10 +146,15 @@ func startResourceWatch(ctx context.Context, dyn dynamic.Interface, gvr schema.G
 				if rw.vanished.Load() {
 					rw.store.forget()
 				}
+				poll := notServedPoll
+				if time.Now().UnixNano() < rw.quickUntil.Load() {
+					poll = newWatchPoll
+				}
 				select {
 				case <-ctx.Done():
 					return nil, ctx.Err()
-				case <-time.After(notServedPoll):
+				case <-time.After(poll):
+				case <-rw.wake:
 				}
 			}
 		},

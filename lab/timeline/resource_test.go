@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,7 +21,9 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/discovery"
 	fakediscovery "k8s.io/client-go/discovery/fake"
+	"k8s.io/client-go/dynamic"
 	fakedynamic "k8s.io/client-go/dynamic/fake"
+	"k8s.io/client-go/rest"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 )
@@ -379,11 +384,7 @@ func TestDeletedCRDTellsItsObjectsDeleted(t *testing.T) {
 // watch must be open again at once, cycle after cycle, and tell what
 // happens then.
 func TestRestartsTheApiserverAsksForCostNoWait(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	gvr := schema.GroupVersionResource{Group: "ex.io", Version: "v1beta1", Resource: "gadgets"}
-	dyn := fakedynamic.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
-		map[schema.GroupVersionResource]string{gvr: "GadgetList"})
+	ctx, gvr, dyn := fakeGadgets(t)
 	var mu sync.Mutex
 	var script []func() (watch.Interface, error) // the next watch requests' answers
 	opened := make(chan *watch.FakeWatcher, 1)   // a watch the reflector reads
@@ -463,11 +464,7 @@ func TestRestartsTheApiserverAsksForCostNoWait(t *testing.T) {
 // that keeps failing (a conversion webhook down) waits relistBackoff's
 // growing delay before each new try, not a moment.
 func TestFailuresWait(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	gvr := schema.GroupVersionResource{Group: "ex.io", Version: "v1beta1", Resource: "gadgets"}
-	dyn := fakedynamic.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
-		map[schema.GroupVersionResource]string{gvr: "GadgetList"})
+	ctx, gvr, dyn := fakeGadgets(t)
 	lists := make(chan time.Time, 100)
 	dyn.PrependReactor("list", "gadgets", func(clienttesting.Action) (bool, runtime.Object, error) {
 		lists <- time.Now()
@@ -491,7 +488,7 @@ func TestFailuresWait(t *testing.T) {
 }
 
 // TestFailuresCounted: what a list or watch is answered counts as a
-// failure or resets them. A 404 (a CRD deleted, polled until it is
+// failure or resets them; a 429 is neither. A 404 (a CRD deleted, polled until it is
 // created again) and a 410 are answers that worked: counted as failures,
 // they left the list of the CRD created again waiting a second.
 func TestFailuresCounted(t *testing.T) {
@@ -503,7 +500,7 @@ func TestFailuresCounted(t *testing.T) {
 		{nil, 0},
 		{apierrors.NewNotFound(gr, ""), 0},
 		{apierrors.NewResourceExpired("too old resource version: 5 (9)"), 0},
-		{apierrors.NewTooManyRequests("storage is (re)initializing", 1), 4},
+		{apierrors.NewTooManyRequests("storage is (re)initializing", 1), 3}, // busy, counted apart (TestBusyWaitsLittle)
 		{apierrors.NewInternalError(errors.New("conversion webhook failed")), 4},
 	} {
 		rw := &resourceWatch{}
@@ -537,5 +534,70 @@ func TestFailuresCounted(t *testing.T) {
 		if got := rw.failures.Load(); got != c.want {
 			t.Errorf("%s: %d failures, want %d", c.name, got, c.want)
 		}
+	}
+}
+
+// fakeGadgets is a fake apiserver's client serving ex.io/v1beta1 gadgets,
+// and a context that ends with the test.
+func fakeGadgets(t *testing.T) (context.Context, schema.GroupVersionResource, *fakedynamic.FakeDynamicClient) {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	gvr := schema.GroupVersionResource{Group: "ex.io", Version: "v1beta1", Resource: "gadgets"}
+	return ctx, gvr, fakedynamic.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{gvr: "GadgetList"})
+}
+
+// TestTheApiserversRetryAfterIsNotWaited: a CRD's new storage answers 429
+// with Retry-After: 1 while its watch cache starts, and client-go slept
+// that second inside the request, ten times at most, before the watch
+// could try again: what a lesson did meanwhile never reached the
+// timeline. The timeline's client returns the 429 at once, having asked
+// once.
+func TestTheApiserversRetryAfterIsNotWaited(t *testing.T) {
+	var asked atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		asked.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Retry-After", "1")
+		w.WriteHeader(http.StatusTooManyRequests)
+		_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","message":"storage is (re)initializing","reason":"TooManyRequests","code":429}`))
+	}))
+	defer srv.Close()
+	dyn, err := dynamic.NewForConfig(timelineConfig(&rest.Config{Host: srv.URL}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = dyn.Resource(schema.GroupVersionResource{Group: "ex.io", Version: "v1beta1", Resource: "gadgets"}).
+		List(context.Background(), metav1.ListOptions{})
+	took := time.Since(start)
+	if !apierrors.IsTooManyRequests(err) {
+		t.Fatalf("list: %v, want the apiserver's 429", err)
+	}
+	if n := asked.Load(); n != 1 || took > 500*time.Millisecond {
+		t.Errorf("the list asked %d times in %s: want once, at once (client-go waits each Retry-After itself)", n, took.Round(time.Millisecond))
+	}
+}
+
+// TestBusyWaitsLittle: 429s in a row (a CRD's storage starting) wait
+// busyBackoff's 10 ms, doubling, not relistBackoff's 100 ms, and are no
+// failures; any other answer ends them.
+func TestBusyWaitsLittle(t *testing.T) {
+	rw := &resourceWatch{}
+	busy := apierrors.NewTooManyRequests("storage is (re)initializing", 1)
+	rw.count(busy)
+	start := time.Now()
+	if err := rw.pause(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 60*time.Millisecond {
+		t.Errorf("after one 429 the watch waited %s, want about 10 ms", took.Round(time.Millisecond))
+	}
+	if f := rw.failures.Load(); f != 0 {
+		t.Errorf("a 429 counted as %d failures, want none", f)
+	}
+	rw.count(nil)
+	if b := rw.busy.Load(); b != 0 {
+		t.Errorf("after a list that worked, %d 429s are still counted", b)
 	}
 }

@@ -108,8 +108,7 @@ type Change struct {
 // within seconds.
 func WatchWith(ctx context.Context, cfg *rest.Config, sink Sink, opts Options) error {
 	synced := opts.Synced
-	cfg = rest.CopyConfig(cfg)
-	cfg.QPS, cfg.Burst = 100, 200
+	cfg = timelineConfig(cfg)
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return fmt.Errorf("unable to create a client for %s: %w", cfg.Host, err)
@@ -120,12 +119,14 @@ func WatchWith(ctx context.Context, cfg *rest.Config, sink Sink, opts Options) e
 	}
 	w := &watcher{dyn: dyn, sink: &serialSink{sink: sink}, observe: opts.Observe, revisions: opts.Revisions,
 		auditWait: cmp.Or(opts.auditWait, defaultAuditWait), watching: map[schema.GroupResource]*resourceWatch{},
-		poke: make(chan struct{}, 1)}
+		poke: make(chan struct{}, 1), crdServes: map[schema.GroupResource]served{},
+		crdPending: sets.New[schema.GroupResource](), crdCreated: sets.New[schema.GroupResource]()}
 	if opts.AuditLog != "" {
 		w.audit = followAudit(ctx, opts.AuditLog)
 	}
 	w.watch(ctx, eventsGVR, w.eventHandler(), nil)
 	for {
+		w.moveServed(ctx)
 		w.discover(ctx, disc)
 		if synced != nil {
 			cache.WaitForCacheSync(ctx.Done(), w.synced...)
@@ -147,6 +148,15 @@ func WatchWith(ctx context.Context, cfg *rest.Config, sink Sink, opts Options) e
 	}
 }
 
+// timelineConfig is cfg as the timeline's clients use it: their own rate
+// limit, and the apiserver's 429 answered at once (noRetryAfter).
+func timelineConfig(cfg *rest.Config) *rest.Config {
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS, cfg.Burst = 100, 200
+	cfg.Wrap(noRetryAfter)
+	return cfg
+}
+
 type watcher struct {
 	revisions bool
 	audit     *auditLog
@@ -162,6 +172,14 @@ type watcher struct {
 	// goroutine only). Every write to an object reaches the watches of
 	// each version served, so one is enough: two would tell it twice.
 	watching map[schema.GroupResource]*resourceWatch
+
+	// What the CRDs' lines say (crdmove.go): the versions each serves,
+	// the resources whose CRD changed since moveServed last looked, and
+	// those whose CRD was created after the watch started.
+	crdMu      sync.Mutex
+	crdServes  map[schema.GroupResource]served
+	crdPending sets.Set[schema.GroupResource]
+	crdCreated sets.Set[schema.GroupResource]
 }
 
 // serialSink makes a sink safe for the informers' concurrent handlers.
@@ -211,6 +229,9 @@ func (w *watcher) discover(ctx context.Context, disc discovery.DiscoveryInterfac
 			}
 			cur := w.watching[gvr.GroupResource()]
 			switch {
+			case w.servesNot(gvr):
+				// Discovery is a moment behind the CRD's line: moveServed
+				// watches the versions the CRD serves.
 			case cur == nil:
 				w.watch(ctx, gvr, w.objectHandler(r.Kind, gvr), nil)
 			case cur.gvr != gvr && cur.gone.Load():
@@ -349,15 +370,20 @@ func (w *watcher) tell(c Change, e *Event) {
 }
 
 func (w *watcher) objectHandler(kind string, gvr schema.GroupVersionResource) cache.ResourceEventHandler {
+	crds := gvr.GroupResource() == crdGR
 	return cache.ResourceEventHandlerDetailedFuncs{
 		AddFunc: func(obj any, initial bool) {
 			u, ok := obj.(*unstructured.Unstructured)
 			switch {
 			case !ok:
+				return
 			case initial:
 				w.tell(Change{Resource: gvr, Kind: kind, New: u, Initial: true}, nil)
 			default:
 				w.record(objectEvent(Create, kind, u), Change{Resource: gvr, Kind: kind, New: u}, u)
+			}
+			if crds {
+				w.crdChanged(u, !initial, false)
 			}
 		},
 		UpdateFunc: func(oldObj, newObj any) {
@@ -372,6 +398,9 @@ func (w *watcher) objectHandler(kind string, gvr schema.GroupVersionResource) ca
 			} else {
 				w.tell(c, nil)
 			}
+			if crds {
+				w.crdChanged(cur, false, false)
+			}
 		},
 		DeleteFunc: func(obj any) {
 			if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
@@ -379,6 +408,9 @@ func (w *watcher) objectHandler(kind string, gvr schema.GroupVersionResource) ca
 			}
 			if u, ok := obj.(*unstructured.Unstructured); ok {
 				w.record(objectEvent(Delete, kind, u), Change{Resource: gvr, Kind: kind, Old: u}, u)
+				if crds {
+					w.crdChanged(u, false, true)
+				}
 			}
 		},
 	}
