@@ -452,8 +452,26 @@ func passes(ctx context.Context, p *scenarios.Player, t *scenarios.Task, task st
 		return ok
 	}).WithContext(ctx).WithTimeout(verdictWait).WithPolling(250*time.Millisecond).Should(BeTrue(),
 		func() string {
-			return fmt.Sprintf("%s: the right answer %q does not pass; the lesson says:\n%s", task, a.Name, last)
+			return fmt.Sprintf("%s: the right answer %q does not pass; the lesson says:\n%s%s", task, a.Name, last, linesOfChecks(p, t))
 		})
+}
+
+// linesOfChecks returns the timeline's lines the player has seen of each
+// object a check of t names who made (by, notBy), for a right answer's
+// failure: the cause a check reads is there.
+func linesOfChecks(p *scenarios.Player, t *scenarios.Task) string {
+	var b strings.Builder
+	for _, c := range t.Check {
+		if c.Expect == nil || c.Expect.Resource == nil || c.Expect.Resource.Name == "" || c.By == "" && len(c.NotBy) == 0 {
+			continue
+		}
+		ref := c.Expect.Resource
+		fmt.Fprintf(&b, "\nthe timeline's lines of %s %s:", ref.Kind, ref.Name)
+		for _, l := range p.Lines(ref.Kind, ref.Name) {
+			b.WriteString("\n  " + l)
+		}
+	}
+	return b.String()
 }
 
 // inChinese checks the task again, as a Chinese learner's lesson does,

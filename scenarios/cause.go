@@ -433,6 +433,12 @@ func (r *runner) removal(kind, ns, name, field string) (timeline.Event, bool) {
 func (r *runner) recordDeletion(e timeline.Event) {
 	key := deletedKey(e.Kind, e.Namespace, e.Name)
 	if e.Verb == timeline.Create {
+		if was, known := r.deletions[key]; known && e.Revision != 0 && was.Revision > e.Revision {
+			// The creation of the object whose deletion is known, come
+			// late (a list after a broken watch tells what it finds as
+			// created): not an object of that name made since.
+			return
+		}
 		delete(r.deletions, key)
 		delete(r.asked, key)
 		if r.createdAt == nil {

@@ -243,3 +243,25 @@ func TestRecordDeletionKeepsTheEndBeforeTheStart(t *testing.T) {
 		t.Errorf("who asked for bob's deletion: %+v, want you (kubectl)", e)
 	}
 }
+
+// A create line can come after the lines of the object's deletion: a list
+// after a broken watch tells what it finds as created, and that line
+// waits for the audit log to date it. It is the same object, not one made
+// since: the deletion stays known.
+func TestRecordDeletionKeepsItAfterALateCreate(t *testing.T) {
+	r := &runner{deletions: map[string]timeline.Event{}}
+	key := deletedKey("User", "a", "bob")
+	r.recordDeletion(timeline.Event{Verb: timeline.Delete, Kind: "User", Namespace: "a", Name: "bob", Actor: "you (kubectl)", Detail: "deletion requested (graceful)", Revision: 10})
+	r.recordDeletion(timeline.Event{Verb: timeline.Delete, Kind: "User", Namespace: "a", Name: "bob", Actor: "user-operator", Revision: 12})
+	r.recordDeletion(timeline.Event{Verb: timeline.Create, Kind: "User", Namespace: "a", Name: "bob", Actor: "you (kubectl)", Revision: 9}) // late
+	if e := r.deletions[key]; e.Actor != "user-operator" {
+		t.Errorf("bob's deletion after a late create line: %+v, want the line of its end (revision 12, user-operator)", e)
+	}
+	if e := r.asked[key]; e.Actor != "you (kubectl)" {
+		t.Errorf("who asked for bob's deletion after a late create line: %+v, want you (kubectl)", e)
+	}
+	r.recordDeletion(timeline.Event{Verb: timeline.Create, Kind: "User", Namespace: "a", Name: "bob", Actor: "you (kubectl)", Revision: 14})
+	if e, ok := r.deletions[key]; ok {
+		t.Errorf("bob made again (revision 14): a deletion is still known: %+v", e)
+	}
+}

@@ -70,13 +70,7 @@ var _ = Describe("every path through the course", func() {
 // trust, each with what was found: not fixed, and said in issue 50's note.
 // The path plays the task's hints and right answer, and names the defect
 // instead of checking its verdict.
-var knownStuck = map[string]string{
-	"operator after v1beta1 was retired: delete bob, and the directory is cleaned up first": "once in about six plays " +
-		"after the fix of the lab's watch restarts (lab/timeline/restart.go), bob's deletion still did not reach the " +
-		"timeline: 'the timeline has not said who deleted it'. Not seen with the debug log on; the lead to check: this " +
-		"path's lesson start replaces the v1-only User CRD by the lab's v1beta1 one, and the lab's watch moves from v1 " +
-		"to v1beta1 only when discovery lists v1beta1 (WatchWith discovers every 2 s), so bob can come and go before it",
-}
+var knownStuck = map[string]string{}
 
 // coursePath is one way to arrive at a lesson.
 type coursePath struct {

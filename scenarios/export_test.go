@@ -3,6 +3,8 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
@@ -132,4 +134,33 @@ func (p *Player) Start(ctx context.Context) error { return p.r.start(ctx) }
 func (p *Player) Close() {
 	p.r.cleanup()
 	p.stop()
+}
+
+// Lines returns the timeline's lines of the objects of kind named name
+// that the player has seen, in order, as "verb revision actor: detail":
+// what a right answer's failure shows of the objects its checks read.
+func (p *Player) Lines(kind, name string) []string {
+	p.r.tl.mu.Lock()
+	defer p.r.tl.mu.Unlock()
+	var out []string
+	for _, step := range slices.Sorted(maps.Keys(p.r.tl.lines)) {
+		for _, e := range p.r.tl.lines[step] {
+			if e.Kind == kind && e.Name == name {
+				out = append(out, fmt.Sprintf("%s %d %s: %s%s", e.Verb, e.Revision, e.Actor, e.Detail, lateMark(e.Late)))
+			}
+		}
+	}
+	for _, e := range p.r.tl.held {
+		if e.Kind == kind && e.Name == name {
+			out = append(out, fmt.Sprintf("(held) %s %d %s: %s", e.Verb, e.Revision, e.Actor, e.Detail))
+		}
+	}
+	return out
+}
+
+func lateMark(late bool) string {
+	if late {
+		return " (late)"
+	}
+	return ""
 }
