@@ -20,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -144,6 +145,7 @@ func freshLab(ctx context.Context) {
 	err = c.Get(ctx, key, cur)
 	if err == nil {
 		Expect(client.IgnoreNotFound(c.Delete(ctx, cur))).To(Succeed())
+		crds := dynamic.NewForConfigOrDie(shared.RESTConfig()).Resource(apiextensionsv1.SchemeGroupVersion.WithResource("customresourcedefinitions"))
 		Eventually(func() error {
 			left := lab.DeepCopy()
 			err := c.Get(ctx, key, left)
@@ -153,9 +155,14 @@ func freshLab(ctx context.Context) {
 			if err != nil {
 				return fmt.Errorf("reading the User CRD: %w", err)
 			}
+			// Kubernetes' CRD finalizer can drop a deletion it failed
+			// once (scenarios/finalizer.go): as a lesson's delete does.
+			if err := scenarios.NudgeCRDFinalizer(ctx, crds, left); err != nil {
+				return fmt.Errorf("nudging the User CRD's finalizer: %w", err)
+			}
 			conds, _, _ := unstructured.NestedSlice(left.Object, "status", "conditions")
 			return fmt.Errorf("the User CRD is not gone: finalizers %q, conditions %v", left.GetFinalizers(), conds)
-		}).WithContext(ctx).WithTimeout(time.Minute).Should(Succeed())
+		}).WithContext(ctx).WithTimeout(time.Minute).WithPolling(500 * time.Millisecond).Should(Succeed())
 	} else {
 		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "%v", err)
 	}

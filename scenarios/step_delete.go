@@ -63,10 +63,15 @@ func (d deleteOp) run(ctx context.Context, r *runner, timeout time.Duration) (st
 	if !d.Wait {
 		return note, nil
 	}
+	var nudged time.Time
 	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
 		for _, o := range live {
 			got, err := ri.Get(ctx, o.GetName(), metav1.GetOptions{})
 			if err == nil && got.GetUID() == o.GetUID() {
+				if crdFinalizerFailed(got) && time.Since(nudged) > nudgeEvery {
+					nudged = time.Now()
+					_ = nudgeCRDFinalizer(ctx, ri, got) // the next poll reads again
+				}
 				return false, nil
 			}
 			if err != nil && !apierrors.IsNotFound(err) {
@@ -80,3 +85,8 @@ func (d deleteOp) run(ctx context.Context, r *runner, timeout time.Duration) (st
 	}
 	return r.opts.Lang.Msgf("%s, gone", note), nil
 }
+
+// nudgeEvery is how often a delete's wait nudges a CRD whose finalizer's
+// last try failed (see nudgeCRDFinalizer): the finalizer's own retries
+// come first.
+const nudgeEvery = 2 * time.Second
