@@ -275,8 +275,9 @@ func TestTextsStateTheEvictionRate(t *testing.T) {
 // The controller-manager's controllers and the apiserver's admission
 // plugins are kubedefaults' lists (checked against each minor's defaults
 // in lab/internal/kubedefaults/upstream), as the components parse the
-// flags, and the lab sets no feature gate: each is its minor's default,
-// which that check assumes.
+// flags, and the lab sets no feature gate that decides them: below
+// ScaleNodes none (each is its minor's default, which that check assumes),
+// and from it only scaleFeatureGates (kube-apiserver's watch cache).
 func TestFlagsAreTheRunLists(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "certs"), 0o700); err != nil {

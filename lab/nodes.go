@@ -35,14 +35,28 @@ func (n *nodes) Name() string { return Nodes }
 // configureAPIServer has kube-apiserver evict the Pods of a failed node
 // after 10s, not 5 minutes; and, in a lab of ScaleNodes nodes or more,
 // serve as many requests at once as the lab's own clients make at that
-// size.
+// size, and keep no snapshots of its watch cache (scaleFeatureGates).
 func (n *nodes) configureAPIServer(a *controlplane.APIServer) error {
 	a.NodeFailureToleration = notReadyToleration
 	if n.lab.opts.Nodes >= ScaleNodes {
 		a.MaxRequestsInFlight, a.MaxMutatingRequestsInFlight = scaleRequestsInFlight, scaleMutatingRequestsInFlight
+		a.FeatureGates = scaleFeatureGates
 	}
 	return nil
 }
+
+// scaleFeatureGates are the only feature gates a lab sets, from ScaleNodes
+// nodes on (below, every gate is its minor's default). ListFromCacheSnapshot
+// (beta and on since 1.34) has kube-apiserver's watch cache keep, for each
+// event of its window (the last 75 s of changes, up to 102,400 events),
+// a copy-on-write snapshot of its index, from which it serves a list at
+// an older resourceVersion (a paginated list's next page, or
+// resourceVersionMatch=Exact). In a scale-up every change copies the
+// path of the index it touches: 100 MB of the 670 MB kube-apiserver held
+// live with 20,000 Pods (docs/scale.md, Memory with 100,000 Pods). Off,
+// such a list is read from etcd, as before 1.34: the same answer, or 410
+// Gone once etcd compacted that resourceVersion (every 5 minutes).
+var scaleFeatureGates = map[string]bool{"ListFromCacheSnapshot": false}
 
 // ScaleNodes is the size from which a lab runs as a cluster at scale is
 // run (docs/scale.md): from 1,000 nodes each node renews its Lease every

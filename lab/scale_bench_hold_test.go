@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/crdlab/crdlab/lab"
+	"github.com/crdlab/crdlab/lab/internal/proc"
 	"github.com/crdlab/crdlab/lab/multicall"
 )
 
@@ -50,10 +51,12 @@ func BenchmarkScaleHold(b *testing.B) {
 	// collects its heap as crdlab up's does (docs/boot.md, Memory): busy
 	// at Go's default, more tightly while idle.
 	multicall.TuneGC()
+	prof := newProfiler(b)
 	l, err := lab.Start(ctx, lab.Options{
-		Components:   []string{lab.ControllerManager, lab.Scheduler, lab.Nodes},
-		Nodes:        nodes,
-		StartTimeout: 5 * time.Minute,
+		Components:     []string{lab.ControllerManager, lab.Scheduler, lab.Nodes},
+		Nodes:          nodes,
+		StartTimeout:   5 * time.Minute,
+		APIServerFlags: prof.apiServerFlags(),
 	})
 	if err != nil {
 		b.Fatal(err)
@@ -100,6 +103,8 @@ func BenchmarkScaleHold(b *testing.B) {
 	held := holdSamples(b, ready, r.procs, envDuration(b, "CRDLAB_BENCH_SCALE_HOLD_FOR", 2*time.Minute))
 	printHeld(pods, held, loadavg())
 	last := held[len(held)-1].procs
+	prof.heap(ctx, b, l, "crdlab", "held")
+	printPSSKinds(b)
 	if mem, err := os.ReadFile("/proc/meminfo"); err == nil {
 		var total, avail int64
 		_, _ = fmt.Sscanf(string(mem), "MemTotal: %d kB\nMemFree: %d kB\nMemAvailable: %d kB", &total, new(int64), &avail)
@@ -189,4 +194,34 @@ func envDuration(b *testing.B, name string, def time.Duration) time.Duration {
 		b.Fatalf("%s=%q: want a duration (2m)", name, v)
 	}
 	return d
+}
+
+// printPSSKinds prints what each process's PSS is made of, from
+// /proc/PID/smaps_rollup: anonymous memory (its heap) and mapped files
+// (etcd's data file is mapped whole, and each page it has read counts).
+func printPSSKinds(b *testing.B) {
+	tree, err := proc.Tree(os.Getpid())
+	if err != nil {
+		b.Fatal(err)
+	}
+	fmt.Printf("\n| process | PSS held, MiB | of it anonymous | of it mapped files |\n|---|---|---|---|\n")
+	for i, p := range tree {
+		name := p.Name
+		if i == 0 {
+			name = benchProcess
+		}
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", p.PID))
+		if err != nil {
+			continue // gone, or no smaps_rollup
+		}
+		kb := map[string]int64{}
+		for line := range strings.Lines(string(data)) {
+			var key string
+			var n int64
+			if _, err := fmt.Sscanf(line, "%s %d kB", &key, &n); err == nil {
+				kb[strings.TrimSuffix(key, ":")] = n
+			}
+		}
+		fmt.Printf("| %s | %.0f | %.0f | %.0f |\n", name, float64(kb["Pss"])/1024, float64(kb["Pss_Anon"])/1024, float64(kb["Pss_File"])/1024)
+	}
 }

@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -49,7 +51,7 @@ func newProfiler(b *testing.B) *profiler {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		b.Fatalf("CRDLAB_BENCH_SCALE_PROFILE: %v", err)
 	}
-	fmt.Printf("CPU profiles of each step in %s\n", dir)
+	fmt.Printf("profiles in %s\n", dir)
 	return &profiler{dir: dir}
 }
 
@@ -145,6 +147,48 @@ func profileSlices(ctx context.Context, c rest.Interface, done <-chan struct{}, 
 			}
 			return os.WriteFile(path, out.Bytes(), 0o644)
 		default:
+		}
+	}
+}
+
+// heap writes each process's heap profile, after a collection, as
+// <row>-<step>-<process>.heap.pb.gz: what holds the memory a row ends with
+// (go tool pprof -sample_index=inuse_space).
+func (p *profiler) heap(ctx context.Context, b *testing.B, l *lab.Lab, row, step string) {
+	if p == nil {
+		return
+	}
+	name := func(process string) string {
+		return filepath.Join(p.dir, fmt.Sprintf("%s-%s-%s.heap.pb.gz", row, step, process))
+	}
+	runtime.GC()
+	var self bytes.Buffer
+	if err := pprof.Lookup("heap").WriteTo(&self, 0); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(name(benchProcess), self.Bytes(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for process, c := range profiledServers(l) {
+		raw, err := c.Get().AbsPath("/debug/pprof/heap").Param("gc", "1").DoRaw(ctx)
+		if err != nil {
+			fmt.Printf("%s, %s: no heap profile of %s: %v\n", row, step, process, err)
+			continue
+		}
+		if err := os.WriteFile(name(process), raw, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		// The text form ends with the runtime's MemStats: how much of the
+		// heap is in use, idle, returned to the system.
+		text, err := c.Get().AbsPath("/debug/pprof/heap").Param("debug", "1").DoRaw(ctx)
+		if err == nil {
+			if i := bytes.Index(text, []byte("\n# runtime.MemStats")); i >= 0 {
+				text = text[i+1:]
+			}
+			err = os.WriteFile(strings.TrimSuffix(name(process), ".pb.gz")+".memstats.txt", text, 0o644)
+		}
+		if err != nil {
+			fmt.Printf("%s, %s: no MemStats of %s: %v\n", row, step, process, err)
 		}
 	}
 }

@@ -1,12 +1,16 @@
 package lab
 
 import (
+	"maps"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
 
+	_ "k8s.io/apiserver/pkg/features" // kube-apiserver's gates, in utilfeature's
 	genericoptions "k8s.io/apiserver/pkg/server/options"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/component-base/featuregate"
 
 	"github.com/crdlab/crdlab/lab/internal/controlplane"
 )
@@ -19,10 +23,11 @@ func TestSettingsAtScale(t *testing.T) {
 	for _, tc := range []struct {
 		nodes              int
 		inFlight, mutating int // 0: kube-apiserver's defaults
+		gates              map[string]bool
 	}{
-		{0, 0, 0}, {3, 0, 0}, {ScaleNodes - 1, 0, 0},
-		{ScaleNodes, scaleRequestsInFlight, scaleMutatingRequestsInFlight},
-		{5000, scaleRequestsInFlight, scaleMutatingRequestsInFlight},
+		{0, 0, 0, nil}, {3, 0, 0, nil}, {ScaleNodes - 1, 0, 0, nil},
+		{ScaleNodes, scaleRequestsInFlight, scaleMutatingRequestsInFlight, map[string]bool{"ListFromCacheSnapshot": false}},
+		{5000, scaleRequestsInFlight, scaleMutatingRequestsInFlight, map[string]bool{"ListFromCacheSnapshot": false}},
 	} {
 		var api controlplane.APIServer
 		if err := (&nodes{lab: &Lab{opts: Options{Nodes: tc.nodes}}}).configureAPIServer(&api); err != nil {
@@ -31,6 +36,21 @@ func TestSettingsAtScale(t *testing.T) {
 		if api.MaxRequestsInFlight != tc.inFlight || api.MaxMutatingRequestsInFlight != tc.mutating {
 			t.Errorf("%d nodes: in-flight limits %d and %d, want %d and %d", tc.nodes,
 				api.MaxRequestsInFlight, api.MaxMutatingRequestsInFlight, tc.inFlight, tc.mutating)
+		}
+		if !maps.Equal(api.FeatureGates, tc.gates) {
+			t.Errorf("%d nodes: feature gates %v, want %v", tc.nodes, api.FeatureGates, tc.gates)
+		}
+	}
+	// kube-apiserver of the built-in minor takes each gate as its
+	// --feature-gates would (a gate locked to its default, or gone, would
+	// stop it from starting).
+	for name, on := range scaleFeatureGates {
+		gate := utilfeature.DefaultMutableFeatureGate.DeepCopy()
+		if err := gate.Set(name + "=" + strconv.FormatBool(on)); err != nil {
+			t.Errorf("--feature-gates=%s=%t: %v", name, on, err)
+		}
+		if !gate.Enabled(featuregate.Feature(name)) == on {
+			t.Errorf("--feature-gates=%s=%t: not set", name, on)
 		}
 	}
 	if scaleRequestsInFlight <= def.MaxRequestsInFlight || scaleMutatingRequestsInFlight <= def.MaxMutatingRequestsInFlight {
@@ -45,6 +65,7 @@ func TestSettingsAtScale(t *testing.T) {
 		"--max-requests-inflight=" + strconv.Itoa(scaleRequestsInFlight) + "` (default " + strconv.Itoa(def.MaxRequestsInFlight) + ")",
 		"--max-mutating-requests-inflight=" + strconv.Itoa(scaleMutatingRequestsInFlight) + "` (default " + strconv.Itoa(def.MaxMutatingRequestsInFlight) + ")",
 		"From " + thousands(ScaleNodes) + " nodes",
+		"`--feature-gates=ListFromCacheSnapshot=false`",
 	} {
 		if !strings.Contains(string(doc), want) {
 			t.Errorf("docs/scale.md does not say %q", want)

@@ -81,6 +81,8 @@ var _ = Describe("a lab at scale", Ordered, func() {
 			Expect(n.Status.Capacity.Memory().String()).To(Equal("256Gi"), "node %s (the default)", n.Name)
 		}
 		Expect(notReady.names()).To(BeEmpty())
+		// Below lab.ScaleNodes every feature gate is the minor's default.
+		Expect(featureEnabled(ctx, l, "ListFromCacheSnapshot")).To(BeTrue(), "kube-apiserver's watch cache snapshots, %d nodes", nodeCount)
 	})
 
 	It("runs thousands of Pods and scales them to 0, every node Ready throughout", func(ctx context.Context) {
@@ -154,9 +156,13 @@ var _ = Describe("a lab of more than 3,072 nodes", Ordered, func() {
 		first     = 3061 // the Deployment's nodes: lab-node-3061 … lab-node-3080
 		perNode   = 2
 	)
-	var c client.Client
+	var (
+		l *lab.Lab
+		c client.Client
+	)
 	BeforeAll(func(ctx context.Context) {
-		l, err := lab.Start(ctx, lab.Options{
+		var err error
+		l, err = lab.Start(ctx, lab.Options{
 			Components:   []string{lab.ControllerManager, lab.Scheduler, lab.Nodes},
 			Nodes:        nodeCount,
 			StartTimeout: 3 * time.Minute,
@@ -166,6 +172,10 @@ var _ = Describe("a lab of more than 3,072 nodes", Ordered, func() {
 		DeferCleanup(func() { Expect(l.Stop()).To(Succeed()) })
 		c = l.Client()
 	}, NodeTimeout(4*time.Minute))
+
+	It("runs kube-apiserver as a cluster at scale is run: its watch cache keeps no snapshots (docs/scale.md)", func(ctx context.Context) {
+		Expect(featureEnabled(ctx, l, "ListFromCacheSnapshot")).To(BeFalse())
+	})
 
 	It("runs every Pod of a Deployment spread over nodes 3,061 to 3,080, each at an address of its node's podCIDR", func(ctx context.Context) {
 		var names []string
@@ -227,4 +237,20 @@ func podEvents(ctx context.Context, c client.Client, p *corev1.Pod) string {
 		}
 	}
 	return strings.Join(out, "; ")
+}
+
+// featureEnabled is what l's kube-apiserver says of the feature gate name
+// in its metrics (kubernetes_feature_enabled): what it runs with, whoever
+// set it.
+func featureEnabled(ctx context.Context, l *lab.Lab, name string) bool {
+	raw, err := kubernetes.NewForConfigOrDie(l.RESTConfig()).CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	for line := range strings.Lines(string(raw)) {
+		if strings.HasPrefix(line, "kubernetes_feature_enabled{") && strings.Contains(line, `name="`+name+`"`) {
+			f := strings.Fields(line)
+			return f[len(f)-1] == "1"
+		}
+	}
+	Fail("kube-apiserver's metrics say nothing of the feature gate " + name)
+	return false
 }

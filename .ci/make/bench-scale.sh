@@ -17,7 +17,9 @@
 # (BENCH_SCALE_NODES and BENCH_SCALE_PODS size it too: 500 and 1000 for a
 # short run). BENCH_SCALE_PROFILE=dir writes CPU profiles of each process
 # over each Pod step or phase of either benchmark into dir (docs/scale.md,
-# "Where the time goes"). BENCH_SCALE_PEER=none runs BenchmarkScale's
+# "Where the time goes"), and with BENCH_SCALE_HOLD each process's heap
+# profile and Go MemStats at the end of the hold ("Memory with 100,000
+# Pods"). BENCH_SCALE_PEER=none runs BenchmarkScale's
 # crdlab row alone (kwok, the default: KWOK's row beside it).
 set -euo pipefail
 : "${GO:=go}"

@@ -67,7 +67,9 @@ which are not. Each node renews its Lease every 4 s (up to 10 s, a
 kubelet's own, above 400 nodes) and reports its status when it changes or
 every 5 minutes, as a kubelet does. From 1,000 nodes the lab runs as a
 cluster at scale: kube-apiserver serves 2,000 requests at once, 1,000 of
-them writes (400 and 200 below; docs/scale.md).
+them writes (400 and 200 below), and its watch cache keeps no snapshots
+(the feature gate ListFromCacheSnapshot off: less memory per Pod; a
+list at an older resourceVersion is read from etcd; docs/scale.md).
 --node-capacity sets each node's cpu,
 memory and pods (cpu=32,memory=256Gi,pods=400 unless given), which the
 scheduler fits the Pods' requests to (docs/workloads.md). --zones Z spreads

@@ -3,9 +3,11 @@ package controlplane
 import (
 	"crypto/x509"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -71,6 +73,9 @@ type APIServer struct {
 	// answers 429 Too Many Requests (priority and fairness being off, the
 	// only limits). Zero: Kubernetes' defaults, 400 and 200.
 	MaxRequestsInFlight, MaxMutatingRequestsInFlight int
+	// FeatureGates, if set, are given in --feature-gates; a gate that a
+	// feature-gates of Flags names is that flag's alone.
+	FeatureGates map[string]bool
 	// Flags are set over everything else, as name=value pairs without the
 	// leading dashes (lab.Options.APIServerFlags).
 	Flags map[string]string
@@ -195,6 +200,9 @@ func (a *APIServer) args() []string {
 	for k, v := range a.Flags {
 		args.Set(k, v)
 	}
+	if gates := featureGates(a.FeatureGates, a.Flags["feature-gates"]); gates != "" {
+		args.Set("feature-gates", gates)
+	}
 	return args.AsStrings(defaults)
 }
 
@@ -275,4 +283,25 @@ func (a *APIServer) build(env []string) error {
 		LogPath: a.LogPath,
 	}
 	return nil
+}
+
+// featureGates is the value of --feature-gates: theirs (the value of a
+// feature-gates flag, name=bool pairs), and each of ours that theirs does
+// not name, ours first, in order of name.
+func featureGates(ours map[string]bool, theirs string) string {
+	named := map[string]bool{}
+	for kv := range strings.SplitSeq(theirs, ",") {
+		name, _, _ := strings.Cut(kv, "=")
+		named[strings.TrimSpace(name)] = true
+	}
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(ours)) {
+		if !named[name] {
+			out = append(out, name+"="+strconv.FormatBool(ours[name]))
+		}
+	}
+	if strings.TrimSpace(theirs) != "" {
+		out = append(out, theirs)
+	}
+	return strings.Join(out, ",")
 }

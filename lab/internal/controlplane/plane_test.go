@@ -23,6 +23,7 @@ func TestControlPlaneCommandLines(t *testing.T) {
 			Flags:                 map[string]string{"service-cluster-ip-range": "10.96.0.0/16"},
 			NodeFailureToleration: "10",
 			MaxRequestsInFlight:   2000, MaxMutatingRequestsInFlight: 1000,
+			FeatureGates: map[string]bool{"ListFromCacheSnapshot": false},
 		},
 	}
 	if err := cp.Prepare(); err != nil {
@@ -50,6 +51,7 @@ func TestControlPlaneCommandLines(t *testing.T) {
 		"--service-cluster-ip-range=10.96.0.0/16", "--audit-log-format=json",
 		"--default-unreachable-toleration-seconds=10", "--default-not-ready-toleration-seconds=10",
 		"--max-requests-inflight=2000", "--max-mutating-requests-inflight=1000",
+		"--feature-gates=ListFromCacheSnapshot=false",
 	} {
 		if !slices.Contains(api, want) {
 			t.Errorf("kube-apiserver's flags %q lack %s", api, want)
@@ -92,4 +94,27 @@ func value(args []string, name string) string {
 		}
 	}
 	return ""
+}
+
+// The lab's feature gates are given with the user's, and a gate the user
+// names is the user's alone.
+func TestFeatureGates(t *testing.T) {
+	ours := map[string]bool{"ListFromCacheSnapshot": false, "A": true}
+	for _, tc := range []struct {
+		ours   map[string]bool
+		theirs string
+		want   string
+	}{
+		{nil, "", ""},
+		{nil, "B=true", "B=true"},
+		{ours, "", "A=true,ListFromCacheSnapshot=false"},
+		{ours, "B=false", "A=true,ListFromCacheSnapshot=false,B=false"},
+		{ours, "ListFromCacheSnapshot=true", "A=true,ListFromCacheSnapshot=true"},
+		{ours, "B=true, ListFromCacheSnapshot=true", "A=true,B=true, ListFromCacheSnapshot=true"},
+		{ours, "A=false,ListFromCacheSnapshot=true", "A=false,ListFromCacheSnapshot=true"},
+	} {
+		if got := featureGates(tc.ours, tc.theirs); got != tc.want {
+			t.Errorf("featureGates(%v, %q) = %q, want %q", tc.ours, tc.theirs, got, tc.want)
+		}
+	}
 }

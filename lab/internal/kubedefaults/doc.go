@@ -2,7 +2,9 @@
 // defaults: the kube-controller-manager controllers it names in
 // --controllers, the default-on controllers it leaves out and the
 // default-on admission plugins it turns off, each with its reason. The
-// lab sets no feature gate: every gate is its minor's default.
+// lab sets no feature gate that decides what runs: every such gate is its
+// minor's default (a lab of 1,000 nodes or more turns off one gate of
+// kube-apiserver's watch cache, ListFromCacheSnapshot; docs/scale.md).
 //
 // One list for every minor crdlab serves: the main module (lab) builds the
 // flags from it and every components module (lab/components/<minor>)
