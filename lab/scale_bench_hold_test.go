@@ -196,9 +196,9 @@ func envDuration(b *testing.B, name string, def time.Duration) time.Duration {
 	return d
 }
 
-// printPSSKinds prints what each process's PSS is made of, from
-// /proc/PID/smaps_rollup: anonymous memory (its heap) and mapped files
-// (etcd's data file is mapped whole, and each page it has read counts).
+// printPSSKinds prints what each process's PSS is made of: anonymous
+// memory (its heap) and mapped files (etcd's data file is mapped whole,
+// and each page it has read counts).
 func printPSSKinds(b *testing.B) {
 	tree, err := proc.Tree(os.Getpid())
 	if err != nil {
@@ -210,18 +210,6 @@ func printPSSKinds(b *testing.B) {
 		if i == 0 {
 			name = benchProcess
 		}
-		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", p.PID))
-		if err != nil {
-			continue // gone, or no smaps_rollup
-		}
-		kb := map[string]int64{}
-		for line := range strings.Lines(string(data)) {
-			var key string
-			var n int64
-			if _, err := fmt.Sscanf(line, "%s %d kB", &key, &n); err == nil {
-				kb[strings.TrimSuffix(key, ":")] = n
-			}
-		}
-		fmt.Printf("| %s | %.0f | %.0f | %.0f |\n", name, float64(kb["Pss"])/1024, float64(kb["Pss_Anon"])/1024, float64(kb["Pss_File"])/1024)
+		fmt.Printf("| %s | %.0f | %.0f | %.0f |\n", name, mib(p.PSS), mib(p.PSSAnon), mib(p.PSSFile))
 	}
 }

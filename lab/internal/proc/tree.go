@@ -17,6 +17,10 @@ type Process struct {
 	// really uses. Zero where the kernel does not report it (always on
 	// macOS, which has no such figure).
 	PSS int64
+	// PSSAnon and PSSFile are the parts of PSS in anonymous memory (a Go
+	// process's heap) and in mapped files (etcd's data file): zero where
+	// PSS is.
+	PSSAnon, PSSFile int64
 }
 
 // Tree returns pid and every process below it, depth first.

@@ -50,7 +50,7 @@ func readProcess(pid int) (Process, error) {
 	}
 	p.RSS, p.PeakRSS = status["VmRSS"], status["VmHWM"]
 	if rollup, err := readKB(fmt.Sprintf("/proc/%d/smaps_rollup", pid)); err == nil {
-		p.PSS = rollup["Pss"]
+		p.PSS, p.PSSAnon, p.PSSFile = rollup["Pss"], rollup["Pss_Anon"], rollup["Pss_File"]
 	}
 	return p, nil
 }
